@@ -1,0 +1,28 @@
+// The subcommands of `epochcost`. Each Register function adds one subcommand to the app and
+// stores, in `run`, the function main() calls when that subcommand was given. A command returns
+// its exit status (docs/cli.md): 0 success, 1 bad input or a failed operation, 2 usage error.
+#ifndef EPOCHCOST_CLI_COMMANDS_H_
+#define EPOCHCOST_CLI_COMMANDS_H_
+
+#include <CLI/CLI.hpp>
+#include <functional>
+#include <string>
+
+#include "engine/status.h"
+
+namespace epochcost::cli {
+
+inline constexpr int kExitOk = 0;
+inline constexpr int kExitError = 1;
+inline constexpr int kExitUsage = 2;
+
+using CommandFn = std::function<int()>;
+
+void RegisterModelsCommand(CLI::App& app, CommandFn* run);
+
+// Prints "epochcost: error: MESSAGE" on stderr and returns kExitError.
+int ReportError(const Status& status);
+
+}  // namespace epochcost::cli
+
+#endif  // EPOCHCOST_CLI_COMMANDS_H_

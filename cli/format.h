@@ -1,0 +1,24 @@
+// Number formatting for the CLI's views: thousands separators, SI prefixes, fixed columns.
+#ifndef EPOCHCOST_CLI_FORMAT_H_
+#define EPOCHCOST_CLI_FORMAT_H_
+
+#include <cstdint>
+#include <string>
+#include <vector>
+
+namespace epochcost::cli {
+
+// 1199882 -> "1,199,882".
+std::string Thousands(int64_t n);
+// 1.234e9 -> "1.23G", 0 -> "0"; three significant digits with k, M, G, T, P.
+std::string Si(double x);
+// Bytes with binary units: 1536 -> "1.50 KiB".
+std::string BinaryBytes(double bytes);
+
+// A text table: the first row is the header; columns are left-aligned unless `right` says.
+std::string RenderTable(const std::vector<std::vector<std::string>>& rows,
+                        const std::vector<bool>& right);
+
+}  // namespace epochcost::cli
+
+#endif  // EPOCHCOST_CLI_FORMAT_H_

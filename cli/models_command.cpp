@@ -1,0 +1,95 @@
+// `epochcost models list` and `epochcost models show MODEL`.
+#include <iostream>
+
+#include "cli/commands.h"
+#include "cli/model_views.h"
+#include "engine/analysis.h"
+#include "engine/model_source.h"
+#include "engine/zoo.h"
+
+namespace epochcost::cli {
+namespace {
+
+struct ShowOptions {
+  std::string model;
+  int64_t batch = 1;
+  std::string precision = "fp32";
+  std::vector<std::string> params;
+  bool json = false;
+};
+
+Result<ModelParameters> ParseParams(const std::vector<std::string>& items) {
+  ModelParameters params;
+  for (const std::string& item : items) {
+    const size_t eq = item.find('=');
+    if (eq == std::string::npos || eq == 0)
+      return Status::InvalidArgument("--param '" + item + "': expected NAME=INTEGER");
+    const std::string value = item.substr(eq + 1);
+    size_t used = 0;
+    long long v = 0;
+    try {
+      v = std::stoll(value, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != value.size() || v <= 0)
+      return Status::InvalidArgument("--param '" + item + "': value must be a positive integer");
+    params[item.substr(0, eq)] = v;
+  }
+  return params;
+}
+
+int List() {
+  std::cout << "Zoo models (epochcost models show NAME):\n";
+  for (const std::string& name : ZooNames()) {
+    Result<Model> m = LoadZooModel(name);
+    if (!m.ok()) return ReportError(m.status());
+    std::cout << "  " << name << std::string(name.size() < 24 ? 24 - name.size() : 1, ' ')
+              << m->info().description << "\n";
+  }
+  return kExitOk;
+}
+
+int Show(const ShowOptions& o) {
+  Result<ModelParameters> params = ParseParams(o.params);
+  if (!params.ok()) return ReportError(params.status());
+  Result<DType> precision = ParseDType(o.precision);
+  if (!precision.ok()) return ReportError(precision.status().WithContext("--precision"));
+  if (o.batch <= 0)
+    return ReportError(Status::InvalidArgument("--batch must be positive, got " +
+                                               std::to_string(o.batch)));
+  Result<Model> model = LoadModel(o.model, *params);
+  if (!model.ok()) return ReportError(model.status());
+  Result<ModelReport> report = Analyze(*model, {.batch = o.batch, .precision = *precision});
+  if (!report.ok()) return ReportError(report.status());
+  std::cout << (o.json ? ModelJson(*model, *report) : ModelTable(*model, *report));
+  return kExitOk;
+}
+
+}  // namespace
+
+void RegisterModelsCommand(CLI::App& app, CommandFn* run) {
+  CLI::App* models = app.add_subcommand("models", "List the zoo and show a model's layers");
+  models->require_subcommand(1);
+
+  CLI::App* list = models->add_subcommand("list", "List the built-in zoo models");
+  list->footer("Example:\n  epochcost models list");
+  list->callback([run] { *run = List; });
+
+  auto o = std::make_shared<ShowOptions>();
+  CLI::App* show = models->add_subcommand(
+      "show", "Per-layer table: output shape, parameters, FLOPs and activation memory");
+  show->add_option("MODEL", o->model, "Zoo name, or a .onnx, Keras .json or epochcost .json file")
+      ->required();
+  show->add_option("--batch", o->batch, "Samples per step (default 1)");
+  show->add_option("--precision", o->precision, "fp32 (default), bf16 or fp16");
+  show->add_option("--param", o->params, "Set a model parameter, NAME=INTEGER (repeatable)");
+  show->add_flag("--json", o->json, "Print JSON instead of a table");
+  show->footer(
+      "Examples:\n  epochcost models show resnet50 --batch 32\n"
+      "  epochcost models show imdb_fasttext --param max_features=1200000 --json\n"
+      "  epochcost models show model.onnx");
+  show->callback([run, o] { *run = [o] { return Show(*o); }; });
+}
+
+}  // namespace epochcost::cli

@@ -1,0 +1,23 @@
+#include "engine/file_util.h"
+
+#include <cerrno>
+#include <cstring>
+#include <filesystem>
+#include <fstream>
+#include <sstream>
+
+namespace epochcost {
+
+Result<std::string> ReadFile(const std::string& path) {
+  std::error_code ec;
+  if (!std::filesystem::exists(path, ec)) return Status::NotFound(path + ": no such file");
+  if (std::filesystem::is_directory(path, ec)) return Status::IoError(path + ": is a directory");
+  std::ifstream in(path, std::ios::binary);
+  if (!in) return Status::IoError(path + ": cannot open: " + std::strerror(errno));
+  std::ostringstream text;
+  text << in.rdbuf();
+  if (in.bad()) return Status::IoError(path + ": read failed");
+  return text.str();
+}
+
+}  // namespace epochcost
