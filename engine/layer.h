@@ -135,9 +135,11 @@ struct LayerSpec {
   // highway
   int highway_layers = 1;
 
-  // element-wise op name (kElementwise) and its FLOPs per element
+  // element-wise op name (kElementwise), its FLOPs per element, and the size of a learned
+  // constant operand it applies (an ONNX Mul by a LayerNorm gamma, say), counted as parameters
   std::string op;
   double flops_per_element = 1.0;
+  int64_t learned_elements = 0;
 
   // loss
   LossFunction loss = LossFunction::kSoftmaxCrossEntropy;

@@ -27,7 +27,8 @@ const std::set<std::string, std::less<>> kLayerFields = {
     "shared_weights", "kernel", "strides", "dilation", "padding", "pads", "groups",
     "depth_multiplier", "channels_first", "axis", "axes", "scale", "center", "rate",
     "target_shape", "perm", "start", "end", "vocab", "bidirectional", "output", "bias_sets",
-    "heads", "causal", "layers", "op", "flops_per_element", "loss", "weight", "note"};
+    "heads", "causal", "layers", "op", "flops_per_element", "learned_elements", "loss", "weight",
+    "note"};
 
 // Reads the fields of one JSON object, resolving "$name" integer references against the model's
 // parameters; every error names the field's path.
@@ -200,6 +201,7 @@ Result<LayerSpec> ParseLayer(const Json& j, size_t index, const std::string& pre
   EPOCHCOST_RETURN_IF_ERROR(r.Int("layers", &l.highway_layers));
   EPOCHCOST_RETURN_IF_ERROR(r.String("op", &l.op));
   EPOCHCOST_RETURN_IF_ERROR(r.Double("flops_per_element", &l.flops_per_element));
+  EPOCHCOST_RETURN_IF_ERROR(r.Int("learned_elements", &l.learned_elements));
   EPOCHCOST_RETURN_IF_ERROR(r.Enum("loss", ParseLossFunction, &l.loss));
   EPOCHCOST_RETURN_IF_ERROR(r.Double("weight", &l.loss_weight));
   return l;

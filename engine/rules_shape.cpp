@@ -69,9 +69,11 @@ LayerCounts CountActivation(const LayerSpec& l, const std::vector<Shape>& in, co
 LayerCounts CountElementwise(const LayerSpec& l, const std::vector<Shape>& in, const Shape&) {
   const double elements = static_cast<double>(in[0].elements());
   LayerCounts c;
+  c.trainable_params = l.learned_elements;
   c.fwd_flops = l.flops_per_element * elements;
   c.bwd_data_flops = l.flops_per_element * elements;
-  c.saves_inputs = l.flops_per_element > 1;
+  if (l.learned_elements > 0) c.bwd_weight_flops = elements;  // reduce over the batch
+  c.saves_inputs = l.flops_per_element > 1 || l.learned_elements > 0;
   return c;
 }
 

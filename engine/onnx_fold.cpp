@@ -1,0 +1,340 @@
+#include "engine/onnx_fold.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstring>
+
+namespace epochcost::onnx_import {
+namespace {
+
+constexpr int64_t kMaxFoldedElements = 1 << 16;
+
+template <typename T>
+void ReadRaw(const std::string& raw, std::vector<double>* out) {
+  const size_t n = raw.size() / sizeof(T);
+  out->resize(n);
+  for (size_t i = 0; i < n; ++i) {
+    T v;
+    std::memcpy(&v, raw.data() + i * sizeof(T), sizeof(T));
+    (*out)[i] = static_cast<double>(v);
+  }
+}
+
+Status Bad(const onnx::NodeProto& n, const std::string& what) {
+  return Status::Unsupported("node '" + n.name() + "' (" + n.op_type() + "): " + what);
+}
+
+Constant Scalar(double v, bool batch = false) {
+  Constant c;
+  c.data = {v};
+  c.is_batch = {batch};
+  return c;
+}
+
+// Element-wise arithmetic with numpy broadcasting of a scalar or an equal-shaped operand.
+Result<Constant> Arithmetic(const onnx::NodeProto& n, const Constant& a, const Constant& b) {
+  if (!a.has_data() || !b.has_data()) return Bad(n, "operands have no data");
+  const Constant& big = a.data.size() >= b.data.size() ? a : b;
+  if (a.data.size() != b.data.size() && a.data.size() != 1 && b.data.size() != 1)
+    return Bad(n, "cannot broadcast constant operands");
+  Constant out;
+  out.dims = big.dims;
+  const std::string& op = n.op_type();
+  for (size_t i = 0; i < big.data.size(); ++i) {
+    const size_t ia = a.data.size() == 1 ? 0 : i;
+    const size_t ib = b.data.size() == 1 ? 0 : i;
+    const double x = a.data[ia], y = b.data[ib];
+    const bool batch = a.is_batch[ia] || b.is_batch[ib];
+    double r = 0;
+    if (op == "Add") r = x + y;
+    else if (op == "Sub") r = x - y;
+    else if (op == "Mul") r = x * y;
+    else if (op == "Div") r = y == 0 ? 0 : x / y;
+    else if (op == "Equal") r = x == y;
+    else if (op == "Pow") r = std::pow(x, y);
+    // Arithmetic on the batch size yields an unknown value unless it is the identity.
+    const double other = a.is_batch[ia] ? y : x;
+    const bool identity = (op == "Mul" || op == "Div") ? other == 1
+                          : (op == "Add" || op == "Sub") ? other == 0
+                                                         : false;
+    if (batch && !identity && op != "Equal") return Bad(n, "arithmetic on the batch size");
+    out.data.push_back(r);
+    out.is_batch.push_back(batch && identity);
+  }
+  return out;
+}
+
+std::vector<int64_t> AsInts(const Constant& c) {
+  std::vector<int64_t> v;
+  for (double d : c.data) v.push_back(static_cast<int64_t>(d));
+  return v;
+}
+
+}  // namespace
+
+int64_t Constant::elements() const {
+  int64_t n = 1;
+  for (int64_t d : dims) n *= d;
+  return n;
+}
+
+Result<Constant> FromTensor(const onnx::TensorProto& t) {
+  Constant c;
+  c.dims.assign(t.dims().begin(), t.dims().end());
+  for (int64_t d : c.dims)
+    if (d < 0) return Status::InvalidArgument("tensor '" + t.name() + "' has a negative dimension");
+  using TP = onnx::TensorProto;
+  const bool is_float = t.data_type() == TP::FLOAT || t.data_type() == TP::DOUBLE ||
+                        t.data_type() == TP::FLOAT16 || t.data_type() == TP::BFLOAT16;
+  c.learned = is_float && c.elements() > 1;
+  if (is_float && c.elements() > kMaxFoldedElements) return c;  // weights: dims are enough
+  switch (t.data_type()) {
+    case TP::INT64:
+      if (t.has_raw_data()) ReadRaw<int64_t>(t.raw_data(), &c.data);
+      else c.data.assign(t.int64_data().begin(), t.int64_data().end());
+      break;
+    case TP::INT32:
+      if (t.has_raw_data()) ReadRaw<int32_t>(t.raw_data(), &c.data);
+      else c.data.assign(t.int32_data().begin(), t.int32_data().end());
+      break;
+    case TP::FLOAT:
+      if (t.has_raw_data()) ReadRaw<float>(t.raw_data(), &c.data);
+      else c.data.assign(t.float_data().begin(), t.float_data().end());
+      break;
+    case TP::DOUBLE:
+      if (t.has_raw_data()) ReadRaw<double>(t.raw_data(), &c.data);
+      else c.data.assign(t.double_data().begin(), t.double_data().end());
+      break;
+    case TP::BOOL:
+      if (t.has_raw_data()) ReadRaw<uint8_t>(t.raw_data(), &c.data);
+      else c.data.assign(t.int32_data().begin(), t.int32_data().end());
+      break;
+    default:
+      break;
+  }
+  if (!c.data.empty() && static_cast<int64_t>(c.data.size()) != c.elements())
+    return Status::InvalidArgument("tensor '" + t.name() + "' holds " +
+                                   std::to_string(c.data.size()) + " values for " +
+                                   std::to_string(c.elements()) + " elements");
+  c.is_batch.assign(c.data.size(), false);
+  return c;
+}
+
+Constant ShapeOf(const std::vector<int64_t>& dims, int batch_axis) {
+  Constant c;
+  c.dims = {static_cast<int64_t>(dims.size())};
+  for (size_t i = 0; i < dims.size(); ++i) {
+    const bool batch = static_cast<int>(i) == batch_axis;
+    c.data.push_back(batch ? 0 : static_cast<double>(dims[i]));
+    c.is_batch.push_back(batch);
+  }
+  return c;
+}
+
+bool Foldable(const std::string& op) {
+  static const char* kOps[] = {"Constant", "Gather", "Unsqueeze", "Squeeze", "Concat", "Cast",
+                               "Add", "Sub", "Mul", "Div", "Equal", "Pow", "ConstantOfShape",
+                               "Slice", "Range", "Where", "Expand", "Identity", "Reshape",
+                               "Sqrt"};
+  for (const char* o : kOps)
+    if (op == o) return true;
+  return false;
+}
+
+Result<Constant> Fold(const onnx::NodeProto& n, const std::vector<const Constant*>& in) {
+  const std::string& op = n.op_type();
+  auto input = [&](size_t i) -> const Constant* { return i < in.size() ? in[i] : nullptr; };
+  if (op == "Constant") {
+    for (const auto& a : n.attribute()) {
+      if (a.name() == "value") return FromTensor(a.t());
+      if (a.name() == "value_int") return Scalar(static_cast<double>(a.i()));
+      if (a.name() == "value_float") return Scalar(a.f());
+      if (a.name() == "value_ints") {
+        Constant c;
+        c.dims = {a.ints_size()};
+        for (int64_t v : a.ints()) c.data.push_back(static_cast<double>(v));
+        c.is_batch.assign(c.data.size(), false);
+        return c;
+      }
+    }
+    return Bad(n, "Constant without a supported value attribute");
+  }
+  if (op == "Identity" || op == "Cast") return *input(0);
+  if (op == "Sqrt") {
+    Constant c = *input(0);
+    for (double& d : c.data) d = std::sqrt(d);
+    return c;
+  }
+  if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Equal" || op == "Pow")
+    return Arithmetic(n, *input(0), *input(1));
+  if (op == "ConstantOfShape" || op == "Expand") {
+    const Constant* shape = op == "Expand" ? input(1) : input(0);
+    if (!shape || !shape->has_data()) return Bad(n, "shape is not constant");
+    Constant c;
+    for (size_t i = 0; i < shape->data.size(); ++i) {
+      c.dims.push_back(shape->is_batch[i] ? 1 : static_cast<int64_t>(shape->data[i]));
+      c.batched = c.batched || shape->is_batch[i];
+    }
+    if (op == "Expand") {
+      c.learned = input(0)->learned;
+      // Expand broadcasts: a target dim of 1 keeps the source dim.
+      const Constant& src = *input(0);
+      for (size_t i = 0; i < c.dims.size(); ++i) {
+        const int k = static_cast<int>(i) - static_cast<int>(c.dims.size() - src.dims.size());
+        if (k >= 0 && c.dims[i] == 1) c.dims[i] = src.dims[k];
+      }
+    }
+    if (!c.batched && c.elements() <= kMaxFoldedElements) {
+      const double v = op == "Expand" && input(0)->has_data() && !input(0)->data.empty()
+                           ? input(0)->data[0]
+                           : 0.0;
+      c.data.assign(c.elements(), v);
+      c.is_batch.assign(c.data.size(), false);
+    }
+    return c;
+  }
+  if (op == "Unsqueeze" || op == "Squeeze" || op == "Reshape") {
+    Constant c = *input(0);
+    if (op == "Reshape") {
+      if (!input(1) || !input(1)->has_data()) return Bad(n, "shape is not constant");
+      c.dims = AsInts(*input(1));
+      int64_t known = 1;
+      int unknown = -1;
+      for (size_t i = 0; i < c.dims.size(); ++i) {
+        if (c.dims[i] == 0) c.dims[i] = input(0)->dims[i];
+        if (c.dims[i] == -1) unknown = static_cast<int>(i);
+        else known *= c.dims[i];
+      }
+      if (unknown >= 0) c.dims[unknown] = known ? input(0)->elements() / known : 0;
+      return c;
+    }
+    std::vector<int64_t> axes = IntsAttr(n, "axes");
+    if (input(1) && input(1)->has_data()) axes = AsInts(*input(1));
+    if (op == "Unsqueeze") {
+      const int64_t rank = static_cast<int64_t>(c.dims.size() + axes.size());
+      for (int64_t& a : axes) a = a < 0 ? a + rank : a;
+      std::sort(axes.begin(), axes.end());
+      for (int64_t a : axes) c.dims.insert(c.dims.begin() + std::min<int64_t>(a, c.dims.size()), 1);
+    } else {
+      std::vector<int64_t> kept;
+      const int64_t rank = static_cast<int64_t>(c.dims.size());
+      for (int64_t i = 0; i < rank; ++i) {
+        bool drop = axes.empty() ? c.dims[i] == 1 : false;
+        for (int64_t a : axes) drop = drop || (a < 0 ? a + rank : a) == i;
+        if (!drop) kept.push_back(c.dims[i]);
+      }
+      c.dims = kept;
+    }
+    return c;
+  }
+  if (op == "Concat") {
+    Constant c;
+    c.dims = {0};
+    for (const Constant* p : in) {
+      if (!p) continue;
+      if (p->dims.size() > 1) return Bad(n, "concatenating constants of rank > 1");
+      if (!p->has_data()) return Bad(n, "concatenating constants without data");
+      c.data.insert(c.data.end(), p->data.begin(), p->data.end());
+      c.is_batch.insert(c.is_batch.end(), p->is_batch.begin(), p->is_batch.end());
+    }
+    c.dims = {static_cast<int64_t>(c.data.size())};
+    return c;
+  }
+  if (op == "Gather") {
+    const Constant& data = *input(0);
+    const Constant& idx = *input(1);
+    if (!data.has_data() || !idx.has_data() || data.dims.size() > 1)
+      return Bad(n, "only gathers from constant vectors fold");
+    Constant c;
+    c.dims = idx.dims;
+    for (double d : idx.data) {
+      int64_t i = static_cast<int64_t>(d);
+      if (i < 0) i += static_cast<int64_t>(data.data.size());
+      if (i < 0 || i >= static_cast<int64_t>(data.data.size())) return Bad(n, "index out of range");
+      c.data.push_back(data.data[i]);
+      c.is_batch.push_back(data.is_batch[i]);
+    }
+    return c;
+  }
+  if (op == "Slice") {
+    const Constant& data = *input(0);
+    if (!data.has_data() || data.dims.size() != 1 || !input(1) || !input(2))
+      return Bad(n, "only slices of constant vectors fold");
+    const int64_t size = static_cast<int64_t>(data.data.size());
+    int64_t start = static_cast<int64_t>(input(1)->data.at(0));
+    int64_t end = static_cast<int64_t>(std::min<double>(input(2)->data.at(0), 1e15));
+    const int64_t step = input(4) && input(4)->has_data() ? static_cast<int64_t>(input(4)->data[0]) : 1;
+    if (step != 1) return Bad(n, "slice steps other than 1");
+    if (start < 0) start += size;
+    if (end < 0) end += size;
+    start = std::clamp<int64_t>(start, 0, size);
+    end = std::clamp<int64_t>(end, 0, size);
+    Constant c;
+    for (int64_t i = start; i < end; ++i) {
+      c.data.push_back(data.data[i]);
+      c.is_batch.push_back(data.is_batch[i]);
+    }
+    c.dims = {static_cast<int64_t>(c.data.size())};
+    return c;
+  }
+  if (op == "Range") {
+    const double start = input(0)->data.at(0), limit = input(1)->data.at(0),
+                 delta = input(2)->data.at(0);
+    if (delta == 0) return Bad(n, "Range with delta 0");
+    Constant c;
+    for (double v = start; delta > 0 ? v < limit : v > limit; v += delta) c.data.push_back(v);
+    c.dims = {static_cast<int64_t>(c.data.size())};
+    c.is_batch.assign(c.data.size(), false);
+    return c;
+  }
+  if (op == "Where") {
+    const Constant &cond = *input(0), &x = *input(1), &y = *input(2);
+    if (!cond.has_data() || !x.has_data() || !y.has_data()) return Bad(n, "operands have no data");
+    Constant c = cond.data.size() >= x.data.size() ? cond : x;
+    c.data.clear();
+    c.is_batch.clear();
+    const size_t size = std::max({cond.data.size(), x.data.size(), y.data.size()});
+    for (size_t i = 0; i < size; ++i) {
+      const bool take_x = cond.data[cond.data.size() == 1 ? 0 : i] != 0;
+      const Constant& s = take_x ? x : y;
+      const size_t k = s.data.size() == 1 ? 0 : i;
+      c.data.push_back(s.data[k]);
+      c.is_batch.push_back(s.is_batch[k]);
+    }
+    return c;
+  }
+  return Bad(n, "cannot fold this op");
+}
+
+int64_t IntAttr(const onnx::NodeProto& n, const std::string& name, int64_t fallback) {
+  for (const auto& a : n.attribute())
+    if (a.name() == name) return a.i();
+  return fallback;
+}
+
+double FloatAttr(const onnx::NodeProto& n, const std::string& name, double fallback) {
+  for (const auto& a : n.attribute())
+    if (a.name() == name) return a.f();
+  return fallback;
+}
+
+std::string StringAttr(const onnx::NodeProto& n, const std::string& name,
+                       const std::string& fallback) {
+  for (const auto& a : n.attribute())
+    if (a.name() == name) return a.s();
+  return fallback;
+}
+
+std::vector<int64_t> IntsAttr(const onnx::NodeProto& n, const std::string& name) {
+  for (const auto& a : n.attribute())
+    if (a.name() == name) return {a.ints().begin(), a.ints().end()};
+  return {};
+}
+
+bool HasAttr(const onnx::NodeProto& n, const std::string& name) {
+  for (const auto& a : n.attribute())
+    if (a.name() == name) return true;
+  return false;
+}
+
+}  // namespace epochcost::onnx_import

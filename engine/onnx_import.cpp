@@ -1,0 +1,958 @@
+#include "engine/onnx_import.h"
+
+#include <onnx/shape_inference/implementation.h>
+
+#include <map>
+#include <set>
+
+#include "engine/file_util.h"
+#include "engine/layer_rules.h"
+#include "engine/onnx_fold.h"
+
+namespace epochcost {
+namespace {
+
+using onnx_import::Constant;
+using onnx_import::FloatAttr;
+using onnx_import::IntAttr;
+using onnx_import::IntsAttr;
+using onnx_import::StringAttr;
+
+// An activation: the layer that produces it and where the batch axis sits in its ONNX shape.
+struct Tensor {
+  std::string layer;
+  int batch_axis = 0;
+};
+
+class Converter {
+ public:
+  explicit Converter(const onnx::ModelProto& model) : model_(model) {}
+
+  Result<Model> Run(const std::string& origin);
+
+ private:
+  using Handler = Status (Converter::*)(const onnx::NodeProto&);
+  static const std::map<std::string, Handler>& Handlers();
+
+  // Inputs and outputs.
+  const Constant* Const(const std::string& name) const;
+  Result<Tensor> Act(const onnx::NodeProto& n, int slot);
+  bool IsAct(const std::string& name) const { return acts_.contains(name) || IsDataInput(name); }
+  bool IsDataInput(const std::string& name) const;
+  const Shape& SampleShape(const Tensor& t) const { return shapes_.at(t.layer); }
+  std::vector<int64_t> FullShape(const Tensor& t) const;
+  Result<int> SampleAxis(const onnx::NodeProto& n, const Tensor& t, int64_t axis) const;
+  std::string LayerName(const onnx::NodeProto& n, const std::string& suffix = "");
+  Status Emit(LayerSpec l, const std::string& output, int batch_axis);
+  Status EmitView(const std::string& name, const Tensor& in, std::vector<int64_t> full_dims,
+                  int batch_axis, const std::string& output);
+  bool Consumed(const std::string& value) const;
+
+  // Op handlers.
+  Status Conv(const onnx::NodeProto& n);
+  Status Gemm(const onnx::NodeProto& n);
+  Status MatMul(const onnx::NodeProto& n);
+  Status Binary(const onnx::NodeProto& n);
+  Status Activate(const onnx::NodeProto& n);
+  Status Unary(const onnx::NodeProto& n);
+  Status Identity(const onnx::NodeProto& n);
+  Status Dropout(const onnx::NodeProto& n);
+  Status Pool(const onnx::NodeProto& n);
+  Status GlobalPool(const onnx::NodeProto& n);
+  Status BatchNorm(const onnx::NodeProto& n);
+  Status LayerNorm(const onnx::NodeProto& n);
+  Status ReduceMean(const onnx::NodeProto& n);
+  Status Flatten(const onnx::NodeProto& n);
+  Status Reshape(const onnx::NodeProto& n);
+  Status Transpose(const onnx::NodeProto& n);
+  Status Squeeze(const onnx::NodeProto& n);
+  Status Concat(const onnx::NodeProto& n);
+  Status Gather(const onnx::NodeProto& n);
+  Status Slice(const onnx::NodeProto& n);
+  Status Split(const onnx::NodeProto& n);
+  Status Rnn(const onnx::NodeProto& n);
+  Status Pad(const onnx::NodeProto& n);
+
+  Status Unsupported(const onnx::NodeProto& n, const std::string& why) const {
+    return Status::Unsupported("node '" + n.name() + "' (" + n.op_type() + "): " + why);
+  }
+
+  const onnx::ModelProto& model_;
+  std::map<std::string, Constant> consts_;
+  std::map<std::string, Tensor> acts_;
+  std::map<std::string, Shape> shapes_;            // by layer name
+  std::map<std::string, const onnx::ValueInfoProto*> graph_inputs_;
+  std::map<std::string, std::vector<int64_t>> inferred_;  // onnx shape inference, -1 = symbolic
+  std::map<std::string, int> bias_free_dense_;     // output value -> layer index (MatMul)
+  std::multiset<std::string> readers_;             // how often each value is read
+  std::set<std::string> used_names_;
+  std::vector<LayerSpec> layers_;
+  std::string batch_symbol_;
+};
+
+const std::map<std::string, Converter::Handler>& Converter::Handlers() {
+  static const std::map<std::string, Handler> handlers = {
+      {"Conv", &Converter::Conv},
+      {"Gemm", &Converter::Gemm},
+      {"MatMul", &Converter::MatMul},
+      {"Add", &Converter::Binary},
+      {"Sub", &Converter::Binary},
+      {"Mul", &Converter::Binary},
+      {"Div", &Converter::Binary},
+      {"Relu", &Converter::Activate},
+      {"Sigmoid", &Converter::Activate},
+      {"Tanh", &Converter::Activate},
+      {"Softmax", &Converter::Activate},
+      {"LogSoftmax", &Converter::Activate},
+      {"Gelu", &Converter::Activate},
+      {"HardSigmoid", &Converter::Activate},
+      {"HardSwish", &Converter::Activate},
+      {"Clip", &Converter::Activate},
+      {"Erf", &Converter::Unary},
+      {"Sqrt", &Converter::Unary},
+      {"Pow", &Converter::Unary},
+      {"Reciprocal", &Converter::Unary},
+      {"Exp", &Converter::Unary},
+      {"Log", &Converter::Unary},
+      {"Neg", &Converter::Unary},
+      {"Abs", &Converter::Unary},
+      {"Cast", &Converter::Unary},
+      {"LeakyRelu", &Converter::Unary},
+      {"Identity", &Converter::Identity},
+      {"Dropout", &Converter::Dropout},
+      {"MaxPool", &Converter::Pool},
+      {"AveragePool", &Converter::Pool},
+      {"GlobalAveragePool", &Converter::GlobalPool},
+      {"GlobalMaxPool", &Converter::GlobalPool},
+      {"BatchNormalization", &Converter::BatchNorm},
+      {"LayerNormalization", &Converter::LayerNorm},
+      {"ReduceMean", &Converter::ReduceMean},
+      {"Flatten", &Converter::Flatten},
+      {"Reshape", &Converter::Reshape},
+      {"Transpose", &Converter::Transpose},
+      {"Squeeze", &Converter::Squeeze},
+      {"Unsqueeze", &Converter::Squeeze},
+      {"Concat", &Converter::Concat},
+      {"Gather", &Converter::Gather},
+      {"Slice", &Converter::Slice},
+      {"Split", &Converter::Split},
+      {"LSTM", &Converter::Rnn},
+      {"GRU", &Converter::Rnn},
+      {"Pad", &Converter::Pad},
+  };
+  return handlers;
+}
+
+const Constant* Converter::Const(const std::string& name) const {
+  auto it = consts_.find(name);
+  return it == consts_.end() ? nullptr : &it->second;
+}
+
+bool Converter::IsDataInput(const std::string& name) const {
+  return graph_inputs_.contains(name) && !consts_.contains(name);
+}
+
+std::vector<int64_t> Converter::FullShape(const Tensor& t) const {
+  std::vector<int64_t> dims = SampleShape(t).dims;
+  dims.insert(dims.begin() + t.batch_axis, -1);
+  return dims;
+}
+
+Result<int> Converter::SampleAxis(const onnx::NodeProto& n, const Tensor& t, int64_t axis) const {
+  const int rank = static_cast<int>(SampleShape(t).dims.size()) + 1;
+  const int a = static_cast<int>(axis < 0 ? axis + rank : axis);
+  if (a < 0 || a >= rank) return Unsupported(n, "axis " + std::to_string(axis) + " out of range");
+  if (a == t.batch_axis) return Unsupported(n, "operates across the batch axis");
+  return a > t.batch_axis ? a - 1 : a;
+}
+
+std::string Converter::LayerName(const onnx::NodeProto& n, const std::string& suffix) {
+  std::string base = (n.name().empty() ? n.op_type() : n.name()) + suffix;
+  std::string name = base;
+  for (int i = 2; used_names_.contains(name); ++i) name = base + "_" + std::to_string(i);
+  used_names_.insert(name);
+  return name;
+}
+
+// Activations of graph inputs become input layers when first read.
+Result<Tensor> Converter::Act(const onnx::NodeProto& n, int slot) {
+  if (slot >= n.input_size() || n.input(slot).empty())
+    return Unsupported(n, "input " + std::to_string(slot) + " is missing");
+  const std::string& name = n.input(slot);
+  if (auto it = acts_.find(name); it != acts_.end()) return it->second;
+  if (!IsDataInput(name)) return Unsupported(n, "input '" + name + "' is not an activation");
+  const auto& type = graph_inputs_.at(name)->type().tensor_type();
+  LayerSpec l;
+  l.name = name;
+  l.kind = LayerKind::kInput;
+  for (int i = 1; i < type.shape().dim_size(); ++i) {
+    const auto& d = type.shape().dim(i);
+    if (!d.has_dim_value())
+      return Status::Unsupported("graph input '" + name + "': dimension " + std::to_string(i) +
+                                 " is symbolic; epochcost needs fixed shapes beyond the batch");
+    l.shape.push_back(d.dim_value());
+  }
+  const int et = type.elem_type();
+  if (et == onnx::TensorProto::INT64 || et == onnx::TensorProto::INT32) l.dtype = DType::kInt32;
+  used_names_.insert(name);
+  EPOCHCOST_RETURN_IF_ERROR(Emit(std::move(l), name, 0));
+  return acts_.at(name);
+}
+
+Status Converter::Emit(LayerSpec l, const std::string& output, int batch_axis) {
+  std::vector<Shape> in;
+  for (const std::string& i : l.inputs) in.push_back(shapes_.at(i));
+  Result<Shape> shape = InferShape(l, in);
+  if (!shape.ok()) return shape.status();
+  shapes_[l.name] = *shape;
+  acts_[output] = Tensor{l.name, batch_axis};
+  layers_.push_back(std::move(l));
+  return Status::Ok();
+}
+
+// A reshape that only moves or adds unit axes: a view layer to the given full shape.
+Status Converter::EmitView(const std::string& name, const Tensor& in,
+                           std::vector<int64_t> full_dims, int batch_axis,
+                           const std::string& output) {
+  LayerSpec l;
+  l.name = name;
+  l.kind = LayerKind::kReshape;
+  l.inputs = {in.layer};
+  full_dims.erase(full_dims.begin() + batch_axis);
+  l.target_shape = std::move(full_dims);
+  return Emit(std::move(l), output, batch_axis);
+}
+
+bool Converter::Consumed(const std::string& value) const {
+  if (readers_.contains(value)) return true;
+  for (const auto& o : model_.graph().output())
+    if (o.name() == value) return true;
+  return false;
+}
+
+Status Converter::Conv(const onnx::NodeProto& n) {
+  Result<Tensor> x = Act(n, 0);
+  if (!x.ok()) return x.status();
+  const Constant* w = n.input_size() > 1 ? Const(n.input(1)) : nullptr;
+  if (!w || w->dims.size() < 3 || w->dims.size() > 4) return Unsupported(n, "weights must be a 3-D or 4-D initializer");
+  if (x->batch_axis != 0) return Unsupported(n, "input's batch axis is not first");
+  const int spatial = static_cast<int>(w->dims.size()) - 2;
+  const int64_t cin = SampleShape(*x).dims[0];
+  const int64_t group = IntAttr(n, "group", 1);
+  LayerSpec l;
+  l.name = LayerName(n);
+  l.inputs = {x->layer};
+  l.channels_first = true;
+  l.units = w->dims[0];
+  l.use_bias = n.input_size() > 2 && !n.input(2).empty();
+  if (spatial == 1) {
+    l.kind = LayerKind::kConv1D;
+  } else if (group > 1 && group == cin && l.units % cin == 0) {
+    l.kind = LayerKind::kDepthwiseConv2D;
+    l.depth_multiplier = l.units / cin;
+  } else {
+    l.kind = LayerKind::kConv2D;
+  }
+  l.groups = l.kind == LayerKind::kDepthwiseConv2D ? 1 : group;
+  l.kernel.assign(w->dims.begin() + 2, w->dims.end());
+  l.strides = IntsAttr(n, "strides");
+  l.dilation = IntsAttr(n, "dilations");
+  const std::string auto_pad = StringAttr(n, "auto_pad", "NOTSET");
+  if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
+    l.padding = Padding::kSame;
+  } else {
+    const std::vector<int64_t> pads = IntsAttr(n, "pads");
+    bool any = false;
+    for (int64_t p : pads) any = any || p != 0;
+    if (any) {
+      l.padding = Padding::kExplicit;
+      for (int i = 0; i < spatial; ++i) {
+        l.pads.push_back(pads[i]);
+        l.pads.push_back(pads[i + spatial]);
+      }
+    }
+  }
+  return Emit(std::move(l), n.output(0), 0);
+}
+
+Status Converter::Gemm(const onnx::NodeProto& n) {
+  Result<Tensor> a = Act(n, 0);
+  if (!a.ok()) return a.status();
+  const Constant* b = n.input_size() > 1 ? Const(n.input(1)) : nullptr;
+  if (!b || b->dims.size() != 2) return Unsupported(n, "B must be a 2-D initializer");
+  if (IntAttr(n, "transA", 0) != 0) return Unsupported(n, "transA=1");
+  LayerSpec l;
+  l.name = LayerName(n);
+  l.kind = LayerKind::kDense;
+  l.inputs = {a->layer};
+  l.units = IntAttr(n, "transB", 0) ? b->dims[0] : b->dims[1];
+  l.use_bias = n.input_size() > 2 && !n.input(2).empty();
+  return Emit(std::move(l), n.output(0), a->batch_axis);
+}
+
+Status Converter::MatMul(const onnx::NodeProto& n) {
+  Result<Tensor> a = Act(n, 0);
+  if (!a.ok()) return a.status();
+  if (const Constant* b = Const(n.input(1))) {
+    if (b->dims.size() != 2) return Unsupported(n, "B must be 2-D");
+    LayerSpec l;
+    l.name = LayerName(n);
+    l.kind = LayerKind::kDense;
+    l.inputs = {a->layer};
+    l.units = b->dims[1];
+    l.use_bias = false;
+    bias_free_dense_[n.output(0)] = static_cast<int>(layers_.size());
+    return Emit(std::move(l), n.output(0), a->batch_axis);
+  }
+  Result<Tensor> b = Act(n, 1);
+  if (!b.ok()) return b.status();
+  if (a->batch_axis != b->batch_axis) return Unsupported(n, "operands batch on different axes");
+  LayerSpec l;
+  l.name = LayerName(n);
+  l.kind = LayerKind::kMatMul;
+  l.inputs = {a->layer, b->layer};
+  return Emit(std::move(l), n.output(0), a->batch_axis);
+}
+
+Status Converter::Binary(const onnx::NodeProto& n) {
+  const std::string& op = n.op_type();
+  const bool a_act = IsAct(n.input(0)), b_act = IsAct(n.input(1));
+  if (a_act && b_act) {
+    Result<Tensor> a = Act(n, 0);
+    if (!a.ok()) return a.status();
+    Result<Tensor> b = Act(n, 1);
+    if (!b.ok()) return b.status();
+    LayerSpec l;
+    l.name = LayerName(n);
+    l.kind = op == "Add" ? LayerKind::kAdd
+             : op == "Sub" ? LayerKind::kSubtract
+             : op == "Mul" ? LayerKind::kMultiply
+                           : LayerKind::kDivide;
+    l.inputs = {a->layer, b->layer};
+    return Emit(std::move(l), n.output(0), a->batch_axis);
+  }
+  const int act_slot = a_act ? 0 : 1;
+  Result<Tensor> x = Act(n, act_slot);
+  if (!x.ok()) return x.status();
+  const Constant* c = Const(n.input(1 - act_slot));
+  if (!c) return Unsupported(n, "operand is neither an activation nor a constant");
+  if (c->batched) return Unsupported(n, "adds a batch-sized constant");
+  // The bias of a MatMul-made dense layer.
+  auto dense = bias_free_dense_.find(n.input(act_slot));
+  if (op == "Add" && dense != bias_free_dense_.end() && c->learned && c->dims.size() == 1 &&
+      readers_.count(n.input(act_slot)) == 1 &&
+      c->dims[0] == layers_[dense->second].units) {
+    layers_[dense->second].use_bias = true;
+    acts_[n.output(0)] = *x;
+    return Status::Ok();
+  }
+  LayerSpec l;
+  l.name = LayerName(n);
+  l.inputs = {x->layer};
+  const Shape& s = SampleShape(*x);
+  if (op == "Add" && c->learned && s.rank() == 2 && c->elements() == s.elements()) {
+    l.kind = LayerKind::kPositionEmbedding;
+  } else {
+    l.kind = LayerKind::kElementwise;
+    l.op = op;
+    if (c->learned) l.learned_elements = c->elements();
+  }
+  return Emit(std::move(l), n.output(0), x->batch_axis);
+}
+
+Status Converter::Activate(const onnx::NodeProto& n) {
+  Result<Tensor> x = Act(n, 0);
+  if (!x.ok()) return x.status();
+  static const std::map<std::string, Activation> kMap = {
+      {"Relu", Activation::kRelu},       {"Sigmoid", Activation::kSigmoid},
+      {"Tanh", Activation::kTanh},       {"Softmax", Activation::kSoftmax},
+      {"LogSoftmax", Activation::kSoftmax}, {"Gelu", Activation::kGelu},
+      {"HardSigmoid", Activation::kHardSigmoid}, {"HardSwish", Activation::kSwish},
+      {"Clip", Activation::kRelu6}};
+  LayerSpec l;
+  l.name = LayerName(n);
+  l.kind = LayerKind::kActivation;
+  l.inputs = {x->layer};
+  l.activation = kMap.at(n.op_type());
+  if (n.op_type() == "Clip") {
+    const Constant* lo = n.input_size() > 1 ? Const(n.input(1)) : nullptr;
+    const Constant* hi = n.input_size() > 2 ? Const(n.input(2)) : nullptr;
+    const double min = lo && lo->has_data() ? lo->data[0] : FloatAttr(n, "min", -1e30);
+    const double max = hi && hi->has_data() ? hi->data[0] : FloatAttr(n, "max", 1e30);
+    if (min != 0 || max != 6) {
+      l.kind = LayerKind::kElementwise;
+      l.op = "Clip";
+      l.flops_per_element = 2;
+    }
+  }
+  return Emit(std::move(l), n.output(0), x->batch_axis);
+}
+
+Status Converter::Unary(const onnx::NodeProto& n) {
+  Result<Tensor> x = Act(n, 0);
+  if (!x.ok()) return x.status();
+  LayerSpec l;
+  l.name = LayerName(n);
+  l.kind = LayerKind::kElementwise;
+  l.inputs = {x->layer};
+  l.op = n.op_type();
+  l.flops_per_element = n.op_type() == "Erf" || n.op_type() == "Exp" || n.op_type() == "Log" ? 4 : 1;
+  return Emit(std::move(l), n.output(0), x->batch_axis);
+}
+
+Status Converter::Identity(const onnx::NodeProto& n) {
+  Result<Tensor> x = Act(n, 0);
+  if (!x.ok()) return x.status();
+  acts_[n.output(0)] = *x;
+  return Status::Ok();
+}
+
+Status Converter::Dropout(const onnx::NodeProto& n) {
+  Result<Tensor> x = Act(n, 0);
+  if (!x.ok()) return x.status();
+  double ratio = FloatAttr(n, "ratio", 0.5);
+  if (const Constant* r = n.input_size() > 1 ? Const(n.input(1)) : nullptr; r && r->has_data())
+    ratio = r->data[0];
+  LayerSpec l;
+  l.name = LayerName(n);
+  l.kind = LayerKind::kDropout;
+  l.inputs = {x->layer};
+  l.rate = ratio;
+  return Emit(std::move(l), n.output(0), x->batch_axis);
+}
+
+Status Converter::Pool(const onnx::NodeProto& n) {
+  Result<Tensor> x = Act(n, 0);
+  if (!x.ok()) return x.status();
+  if (x->batch_axis != 0) return Unsupported(n, "input's batch axis is not first");
+  if (IntAttr(n, "ceil_mode", 0) != 0) return Unsupported(n, "ceil_mode=1");
+  LayerSpec l;
+  l.name = LayerName(n);
+  l.inputs = {x->layer};
+  l.channels_first = true;
+  l.kernel = IntsAttr(n, "kernel_shape");
+  const bool one = l.kernel.size() == 1;
+  const bool max = n.op_type() == "MaxPool";
+  l.kind = max ? (one ? LayerKind::kMaxPool1D : LayerKind::kMaxPool2D)
+               : (one ? LayerKind::kAvgPool1D : LayerKind::kAvgPool2D);
+  l.strides = IntsAttr(n, "strides");
+  if (l.strides.empty()) l.strides.assign(l.kernel.size(), 1);  // ONNX default, unlike Keras
+  l.dilation = IntsAttr(n, "dilations");
+  const std::string auto_pad = StringAttr(n, "auto_pad", "NOTSET");
+  const std::vector<int64_t> pads = IntsAttr(n, "pads");
+  if (auto_pad.rfind("SAME", 0) == 0) {
+    l.padding = Padding::kSame;
+  } else if (!pads.empty()) {
+    const size_t s = l.kernel.size();
+    l.padding = Padding::kExplicit;
+    for (size_t i = 0; i < s; ++i) {
+      l.pads.push_back(pads[i]);
+      l.pads.push_back(pads[i + s]);
+    }
+  }
+  return Emit(std::move(l), n.output(0), 0);
+}
+
+// ONNX global pooling keeps unit spatial axes: (C, 1, 1). The pool, then a free view.
+Status Converter::GlobalPool(const onnx::NodeProto& n) {
+  Result<Tensor> x = Act(n, 0);
+  if (!x.ok()) return x.status();
+  if (x->batch_axis != 0) return Unsupported(n, "input's batch axis is not first");
+  const int spatial = SampleShape(*x).rank() - 1;
+  const bool max = n.op_type() == "GlobalMaxPool";
+  LayerSpec l;
+  l.name = LayerName(n);
+  l.inputs = {x->layer};
+  l.channels_first = true;
+  l.kind = spatial == 1 ? (max ? LayerKind::kGlobalMaxPool1D : LayerKind::kGlobalAvgPool1D)
+                        : (max ? LayerKind::kGlobalMaxPool2D : LayerKind::kGlobalAvgPool2D);
+  const std::string pooled = n.output(0) + "#pooled";
+  EPOCHCOST_RETURN_IF_ERROR(Emit(l, pooled, 0));
+  std::vector<int64_t> dims = {-1, SampleShape(acts_.at(pooled)).dims[0]};
+  dims.insert(dims.end(), spatial, 1);
+  return EmitView(LayerName(n, "_keepdims"), acts_.at(pooled), dims, 0, n.output(0));
+}
+
+Status Converter::BatchNorm(const onnx::NodeProto& n) {
+  Result<Tensor> x = Act(n, 0);
+  if (!x.ok()) return x.status();
+  Result<int> axis = SampleAxis(n, *x, 1);
+  if (!axis.ok()) return axis.status();
+  LayerSpec l;
+  l.name = LayerName(n);
+  l.kind = LayerKind::kBatchNorm;
+  l.inputs = {x->layer};
+  l.axis = *axis;
+  return Emit(std::move(l), n.output(0), x->batch_axis);
+}
+
+Status Converter::LayerNorm(const onnx::NodeProto& n) {
+  Result<Tensor> x = Act(n, 0);
+  if (!x.ok()) return x.status();
+  const int rank = SampleShape(*x).rank() + 1;
+  int64_t first = IntAttr(n, "axis", -1);
+  if (first < 0) first += rank;
+  LayerSpec l;
+  l.name = LayerName(n);
+  l.kind = LayerKind::kLayerNorm;
+  l.inputs = {x->layer};
+  for (int64_t a = first; a < rank; ++a) {
+    Result<int> s = SampleAxis(n, *x, a);
+    if (!s.ok()) return s.status();
+    l.axes.push_back(*s);
+  }
+  l.center = n.input_size() > 2 && !n.input(2).empty();
+  return Emit(std::move(l), n.output(0), x->batch_axis);
+}
+
+Status Converter::ReduceMean(const onnx::NodeProto& n) {
+  Result<Tensor> x = Act(n, 0);
+  if (!x.ok()) return x.status();
+  std::vector<int64_t> axes = IntsAttr(n, "axes");
+  if (const Constant* a = n.input_size() > 1 ? Const(n.input(1)) : nullptr; a && a->has_data())
+    for (double v : a->data) axes.push_back(static_cast<int64_t>(v));
+  if (axes.empty()) return Unsupported(n, "reduces over every axis, the batch included");
+  LayerSpec l;
+  l.name = LayerName(n);
+  l.kind = LayerKind::kReduceMean;
+  l.inputs = {x->layer};
+  for (int64_t a : axes) {
+    Result<int> s = SampleAxis(n, *x, a);
+    if (!s.ok()) return s.status();
+    l.axes.push_back(*s);
+  }
+  if (IntAttr(n, "keepdims", 1) != 0) return Emit(std::move(l), n.output(0), x->batch_axis);
+  const std::string kept = n.output(0) + "#keepdims";
+  EPOCHCOST_RETURN_IF_ERROR(Emit(l, kept, x->batch_axis));
+  std::vector<int64_t> dims;
+  const Shape& s = SampleShape(acts_.at(kept));
+  for (int i = 0; i < s.rank(); ++i)
+    if (std::find(l.axes.begin(), l.axes.end(), i) == l.axes.end()) dims.push_back(s.dims[i]);
+  dims.insert(dims.begin() + x->batch_axis, -1);
+  return EmitView(LayerName(n, "_squeeze"), acts_.at(kept), dims, x->batch_axis, n.output(0));
+}
+
+Status Converter::Flatten(const onnx::NodeProto& n) {
+  Result<Tensor> x = Act(n, 0);
+  if (!x.ok()) return x.status();
+  if (IntAttr(n, "axis", 1) != 1 || x->batch_axis != 0)
+    return Unsupported(n, "only Flatten(axis=1) of a batch-first tensor is supported");
+  LayerSpec l;
+  l.name = LayerName(n);
+  l.kind = LayerKind::kFlatten;
+  l.inputs = {x->layer};
+  return Emit(std::move(l), n.output(0), 0);
+}
+
+// The target comes from folded constants, where the batch size is marked, or else from ONNX
+// shape inference, where it is the graph's symbolic batch dimension.
+Status Converter::Reshape(const onnx::NodeProto& n) {
+  Result<Tensor> x = Act(n, 0);
+  if (!x.ok()) return x.status();
+  std::vector<int64_t> target;
+  int batch = -1;
+  const Constant* shape = Const(n.input(1));
+  if (shape && shape->has_data()) {
+    const std::vector<int64_t> in = FullShape(*x);
+    for (size_t i = 0; i < shape->data.size(); ++i) {
+      int64_t d = static_cast<int64_t>(shape->data[i]);
+      if (shape->is_batch[i] || (d == 0 && static_cast<int>(i) == x->batch_axis)) {
+        batch = static_cast<int>(i);
+        d = -1;
+      } else if (d == 0 && i < in.size()) {
+        d = in[i];
+      }
+      target.push_back(d);
+    }
+  } else if (auto it = inferred_.find(n.output(0)); it != inferred_.end()) {
+    target = it->second;
+    for (size_t i = 0; i < target.size(); ++i)
+      if (target[i] == -1 && batch < 0) batch = static_cast<int>(i);
+  }
+  if (batch < 0)
+    return Unsupported(n, "cannot tell which axis of the target shape is the batch");
+  for (size_t i = 0; i < target.size(); ++i)
+    if (static_cast<int>(i) != batch && target[i] == -1 && shape == nullptr)
+      return Unsupported(n, "target shape is not fully known");
+  return EmitView(LayerName(n), *x, target, batch, n.output(0));
+}
+
+Status Converter::Transpose(const onnx::NodeProto& n) {
+  Result<Tensor> x = Act(n, 0);
+  if (!x.ok()) return x.status();
+  std::vector<int64_t> perm = IntsAttr(n, "perm");
+  const int rank = SampleShape(*x).rank() + 1;
+  if (perm.empty())
+    for (int i = rank - 1; i >= 0; --i) perm.push_back(i);
+  if (static_cast<int>(perm.size()) != rank) return Unsupported(n, "perm does not match rank");
+  int out_batch = -1;
+  LayerSpec l;
+  l.name = LayerName(n);
+  l.kind = LayerKind::kTranspose;
+  l.inputs = {x->layer};
+  bool identity = true;
+  for (int j = 0; j < rank; ++j) {
+    if (perm[j] == x->batch_axis) {
+      out_batch = j;
+      continue;
+    }
+    const int p = static_cast<int>(perm[j] > x->batch_axis ? perm[j] - 1 : perm[j]);
+    identity = identity && p == static_cast<int>(l.perm.size());
+    l.perm.push_back(p);
+  }
+  if (identity) {  // only the batch axis moves: per sample, nothing changes
+    acts_[n.output(0)] = Tensor{x->layer, out_batch};
+    return Status::Ok();
+  }
+  return Emit(std::move(l), n.output(0), out_batch);
+}
+
+Status Converter::Squeeze(const onnx::NodeProto& n) {
+  Result<Tensor> x = Act(n, 0);
+  if (!x.ok()) return x.status();
+  std::vector<int64_t> axes = IntsAttr(n, "axes");
+  if (const Constant* a = n.input_size() > 1 ? Const(n.input(1)) : nullptr; a && a->has_data())
+    for (double v : a->data) axes.push_back(static_cast<int64_t>(v));
+  std::vector<int64_t> dims = FullShape(*x);
+  int batch = x->batch_axis;
+  if (n.op_type() == "Unsqueeze") {
+    const int64_t rank = static_cast<int64_t>(dims.size() + axes.size());
+    for (int64_t& a : axes) a = a < 0 ? a + rank : a;
+    std::sort(axes.begin(), axes.end());
+    for (int64_t a : axes) {
+      dims.insert(dims.begin() + a, 1);
+      if (a <= batch) ++batch;
+    }
+  } else {
+    const int64_t rank = static_cast<int64_t>(dims.size());
+    std::vector<int64_t> kept;
+    int new_batch = -1;
+    for (int64_t i = 0; i < rank; ++i) {
+      bool drop = false;
+      for (int64_t a : axes) drop = drop || (a < 0 ? a + rank : a) == i;
+      if (axes.empty()) drop = dims[i] == 1;
+      if (drop && i == batch) return Unsupported(n, "squeezes the batch axis");
+      if (i == batch) new_batch = static_cast<int>(kept.size());
+      if (!drop) kept.push_back(dims[i]);
+    }
+    dims = kept;
+    batch = new_batch;
+  }
+  return EmitView(LayerName(n), *x, dims, batch, n.output(0));
+}
+
+Status Converter::Concat(const onnx::NodeProto& n) {
+  // A learned token expanded over the batch and put in front of a sequence: ViT's class token.
+  if (n.input_size() == 2) {
+    const Constant* token = Const(n.input(0));
+    if (token && token->batched && token->learned && IsAct(n.input(1))) {
+      Result<Tensor> x = Act(n, 1);
+      if (!x.ok()) return x.status();
+      LayerSpec l;
+      l.name = LayerName(n);
+      l.kind = LayerKind::kClassToken;
+      l.inputs = {x->layer};
+      return Emit(std::move(l), n.output(0), x->batch_axis);
+    }
+  }
+  LayerSpec l;
+  l.name = LayerName(n);
+  l.kind = LayerKind::kConcatenate;
+  int batch = -1;
+  for (int i = 0; i < n.input_size(); ++i) {
+    Result<Tensor> x = Act(n, i);
+    if (!x.ok()) return x.status();
+    if (batch >= 0 && x->batch_axis != batch) return Unsupported(n, "inputs batch on different axes");
+    batch = x->batch_axis;
+    l.inputs.push_back(x->layer);
+    if (i == 0) {
+      Result<int> axis = SampleAxis(n, *x, IntAttr(n, "axis", 0));
+      if (!axis.ok()) return axis.status();
+      l.axis = *axis;
+    }
+  }
+  return Emit(std::move(l), n.output(0), batch);
+}
+
+Status Converter::Gather(const onnx::NodeProto& n) {
+  const Constant* table = Const(n.input(0));
+  if (table && table->learned && table->dims.size() == 2 && IsAct(n.input(1))) {
+    Result<Tensor> ids = Act(n, 1);
+    if (!ids.ok()) return ids.status();
+    LayerSpec l;
+    l.name = LayerName(n);
+    l.kind = LayerKind::kEmbedding;
+    l.inputs = {ids->layer};
+    l.vocab = table->dims[0];
+    l.units = table->dims[1];
+    return Emit(std::move(l), n.output(0), ids->batch_axis);
+  }
+  Result<Tensor> x = Act(n, 0);
+  if (!x.ok()) return x.status();
+  const Constant* index = Const(n.input(1));
+  if (!index || !index->has_data() || !index->dims.empty())
+    return Unsupported(n, "only a constant scalar index into an activation is supported");
+  Result<int> axis = SampleAxis(n, *x, IntAttr(n, "axis", 0));
+  if (!axis.ok()) return axis.status();
+  LayerSpec l;
+  l.name = LayerName(n);
+  l.kind = LayerKind::kSlice;
+  l.inputs = {x->layer};
+  l.axis = *axis;
+  const int64_t extent = SampleShape(*x).dims[*axis];
+  l.start = static_cast<int64_t>(index->data[0]);
+  if (l.start < 0) l.start += extent;
+  l.end = l.start + 1;
+  const std::string sliced = n.output(0) + "#slice";
+  EPOCHCOST_RETURN_IF_ERROR(Emit(l, sliced, x->batch_axis));
+  std::vector<int64_t> dims = FullShape(acts_.at(sliced));
+  const int full_axis = *axis >= x->batch_axis ? *axis + 1 : *axis;
+  dims.erase(dims.begin() + full_axis);
+  const int batch = full_axis < x->batch_axis ? x->batch_axis - 1 : x->batch_axis;
+  return EmitView(LayerName(n, "_squeeze"), acts_.at(sliced), dims, batch, n.output(0));
+}
+
+Status Converter::Slice(const onnx::NodeProto& n) {
+  Result<Tensor> x = Act(n, 0);
+  if (!x.ok()) return x.status();
+  auto ints = [&](int slot) -> std::vector<int64_t> {
+    const Constant* c = n.input_size() > slot && !n.input(slot).empty() ? Const(n.input(slot))
+                                                                         : nullptr;
+    std::vector<int64_t> v;
+    if (c && c->has_data())
+      for (double d : c->data) v.push_back(static_cast<int64_t>(std::clamp(d, -1e15, 1e15)));
+    return v;
+  };
+  std::vector<int64_t> starts = ints(1), ends = ints(2), axes = ints(3), steps = ints(4);
+  if (starts.empty() || starts.size() != ends.size()) return Unsupported(n, "starts/ends not constant");
+  if (axes.empty())
+    for (size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
+  Tensor current = *x;
+  for (size_t i = 0; i < starts.size(); ++i) {
+    if (!steps.empty() && steps[i] != 1) return Unsupported(n, "steps other than 1");
+    Result<int> axis = SampleAxis(n, current, axes[i]);
+    if (!axis.ok()) return axis.status();
+    LayerSpec l;
+    l.name = LayerName(n);
+    l.kind = LayerKind::kSlice;
+    l.inputs = {current.layer};
+    l.axis = *axis;
+    const int64_t extent = SampleShape(current).dims[*axis];
+    l.start = starts[i];
+    l.end = std::min(ends[i], extent);
+    const std::string out = i + 1 == starts.size() ? n.output(0) : n.output(0) + "#" + std::to_string(i);
+    EPOCHCOST_RETURN_IF_ERROR(Emit(std::move(l), out, current.batch_axis));
+    current = acts_.at(out);
+  }
+  return Status::Ok();
+}
+
+Status Converter::Split(const onnx::NodeProto& n) {
+  Result<Tensor> x = Act(n, 0);
+  if (!x.ok()) return x.status();
+  Result<int> axis = SampleAxis(n, *x, IntAttr(n, "axis", 0));
+  if (!axis.ok()) return axis.status();
+  std::vector<int64_t> sizes = IntsAttr(n, "split");
+  if (const Constant* s = n.input_size() > 1 ? Const(n.input(1)) : nullptr; s && s->has_data())
+    for (double v : s->data) sizes.push_back(static_cast<int64_t>(v));
+  const int64_t extent = SampleShape(*x).dims[*axis];
+  if (sizes.empty())
+    sizes.assign(n.output_size(), extent / std::max(1, n.output_size()));
+  int64_t start = 0;
+  for (int i = 0; i < n.output_size(); ++i) {
+    LayerSpec l;
+    l.name = LayerName(n, "_" + std::to_string(i));
+    l.kind = LayerKind::kSlice;
+    l.inputs = {x->layer};
+    l.axis = *axis;
+    l.start = start;
+    l.end = start + sizes.at(i);
+    start = l.end;
+    EPOCHCOST_RETURN_IF_ERROR(Emit(std::move(l), n.output(i), x->batch_axis));
+  }
+  return Status::Ok();
+}
+
+// ONNX LSTM/GRU: X is (T, N, I) (layout 0) or (N, T, I) (layout 1); Y is (T, D, N, H) or
+// (N, T, D, H); Y_h and Y_c are (D, N, H) or (N, D, H).
+Status Converter::Rnn(const onnx::NodeProto& n) {
+  Result<Tensor> x = Act(n, 0);
+  if (!x.ok()) return x.status();
+  const int64_t layout = IntAttr(n, "layout", 0);
+  if (x->batch_axis != (layout == 0 ? 1 : 0))
+    return Unsupported(n, "input's batch axis does not match layout " + std::to_string(layout));
+  LayerSpec l;
+  l.name = LayerName(n);
+  l.kind = n.op_type() == "LSTM" ? LayerKind::kLstm : LayerKind::kGru;
+  l.inputs = {x->layer};
+  l.units = IntAttr(n, "hidden_size", 0);
+  l.bidirectional = StringAttr(n, "direction", "forward") == "bidirectional";
+  l.bias_sets = n.input_size() > 3 && !n.input(3).empty() ? 2 : 0;
+  if (n.op_type() == "GRU" && IntAttr(n, "linear_before_reset", 0) == 0 && l.bias_sets == 2)
+    l.bias_sets = 2;  // ONNX always stores Wb and Rb
+  const bool want_y = n.output_size() > 0 && Consumed(n.output(0));
+  const bool want_state = (n.output_size() > 1 && Consumed(n.output(1))) ||
+                          (n.output_size() > 2 && Consumed(n.output(2)));
+  const int y_batch = layout == 0 ? 2 : 0;
+  const int h_batch = layout == 0 ? 1 : 0;
+  if (!want_y) {
+    l.rnn_output = RnnOutput::kOnnxYh;
+    EPOCHCOST_RETURN_IF_ERROR(Emit(std::move(l), n.output(1), h_batch));
+    if (n.output_size() > 2) acts_[n.output(2)] = acts_.at(n.output(1));
+    return Status::Ok();
+  }
+  l.rnn_output = RnnOutput::kOnnxY;
+  EPOCHCOST_RETURN_IF_ERROR(Emit(std::move(l), n.output(0), y_batch));
+  if (!want_state) return Status::Ok();
+  // The final state, read off the last step of Y (its cost is a copy of D x H values).
+  const Tensor y = acts_.at(n.output(0));
+  LayerSpec last;
+  last.name = LayerName(n, "_state");
+  last.kind = LayerKind::kSlice;
+  last.inputs = {y.layer};
+  last.axis = 0;
+  last.start = -1;
+  last.end = SampleShape(y).dims[0];
+  const std::string sliced = n.output(1) + "#last";
+  EPOCHCOST_RETURN_IF_ERROR(Emit(std::move(last), sliced, y_batch));
+  std::vector<int64_t> dims = SampleShape(acts_.at(sliced)).dims;
+  dims.erase(dims.begin());
+  dims.insert(dims.begin() + h_batch, -1);
+  EPOCHCOST_RETURN_IF_ERROR(
+      EmitView(LayerName(n, "_h"), acts_.at(sliced), dims, h_batch, n.output(1)));
+  if (n.output_size() > 2) acts_[n.output(2)] = acts_.at(n.output(1));
+  return Status::Ok();
+}
+
+Status Converter::Pad(const onnx::NodeProto& n) {
+  Result<Tensor> x = Act(n, 0);
+  if (!x.ok()) return x.status();
+  std::vector<int64_t> pads = IntsAttr(n, "pads");
+  if (const Constant* p = n.input_size() > 1 ? Const(n.input(1)) : nullptr; p && p->has_data())
+    for (double v : p->data) pads.push_back(static_cast<int64_t>(v));
+  const int rank = SampleShape(*x).rank() + 1;
+  if (static_cast<int>(pads.size()) != 2 * rank || x->batch_axis != 0 || rank < 3 || rank > 4 ||
+      pads[0] != 0 || pads[1] != 0 || pads[rank] != 0 || pads[rank + 1] != 0)
+    return Unsupported(n, "only spatial zero padding of (N, C, ...) tensors is supported");
+  if (StringAttr(n, "mode", "constant") != "constant") return Unsupported(n, "non-constant mode");
+  LayerSpec l;
+  l.name = LayerName(n);
+  l.kind = rank == 3 ? LayerKind::kZeroPadding1D : LayerKind::kZeroPadding2D;
+  l.inputs = {x->layer};
+  l.channels_first = true;
+  for (int i = 2; i < rank; ++i) {
+    l.pads.push_back(pads[i]);
+    l.pads.push_back(pads[i + rank]);
+  }
+  return Emit(std::move(l), n.output(0), 0);
+}
+
+Result<Model> Converter::Run(const std::string& origin) {
+  const onnx::GraphProto& g = model_.graph();
+  for (const auto& t : g.initializer()) {
+    Result<Constant> c = onnx_import::FromTensor(t);
+    if (!c.ok()) return c.status().WithContext(origin);
+    consts_[t.name()] = std::move(*c);
+  }
+  for (const auto& in : g.input()) {
+    if (consts_.contains(in.name())) continue;
+    graph_inputs_[in.name()] = &in;
+    const auto& shape = in.type().tensor_type().shape();
+    if (shape.dim_size() == 0)
+      return Status::Unsupported(origin + ": graph input '" + in.name() + "' has no shape");
+    if (batch_symbol_.empty() && shape.dim(0).has_dim_param()) batch_symbol_ = shape.dim(0).dim_param();
+  }
+  for (const auto& vi : g.value_info()) {
+    std::vector<int64_t> dims;
+    for (const auto& d : vi.type().tensor_type().shape().dim())
+      dims.push_back(d.has_dim_value() ? d.dim_value() : -1);
+    inferred_[vi.name()] = dims;
+  }
+  for (const auto& node : g.node())
+    for (const auto& in : node.input()) readers_.insert(in);
+
+  std::vector<std::string> unsupported;
+  std::set<std::string> poisoned;  // values downstream of an unsupported node
+  for (const auto& node : g.node()) {
+    bool skip = false;
+    for (const auto& in : node.input()) skip = skip || poisoned.contains(in);
+    if (skip) {
+      for (const auto& out : node.output()) poisoned.insert(out);
+      continue;
+    }
+    // Shape computations over constants fold away; Shape of an activation starts them.
+    bool all_const = node.input_size() > 0 || node.op_type() == "Constant";
+    std::vector<const Constant*> in;
+    for (const auto& name : node.input()) {
+      const Constant* c = name.empty() ? nullptr : Const(name);
+      if (!name.empty() && !c) all_const = false;
+      in.push_back(c);
+    }
+    if (node.op_type() == "Shape" && IsAct(node.input(0))) {
+      Result<Tensor> x = Act(node, 0);
+      if (!x.ok()) return x.status().WithContext(origin);
+      consts_[node.output(0)] = onnx_import::ShapeOf(FullShape(*x), x->batch_axis);
+      continue;
+    }
+    if (all_const && onnx_import::Foldable(node.op_type())) {
+      Result<Constant> c = onnx_import::Fold(node, in);
+      if (!c.ok()) return c.status().WithContext(origin);
+      consts_[node.output(0)] = std::move(*c);
+      continue;
+    }
+    auto handler = Handlers().find(node.op_type());
+    if (handler == Handlers().end()) {
+      unsupported.push_back("'" + node.name() + "' (" + node.op_type() + ")");
+      for (const auto& out : node.output()) poisoned.insert(out);
+      continue;
+    }
+    Status s = (this->*handler->second)(node);
+    if (!s.ok()) return s.WithContext(origin);
+  }
+  if (!unsupported.empty()) {
+    std::string list;
+    for (const std::string& u : unsupported) list += (list.empty() ? "" : ", ") + u;
+    return Status::Unsupported(origin + ": unsupported ONNX ops: " + list);
+  }
+  if (layers_.empty()) return Status::InvalidArgument(origin + ": the graph has no layers");
+  ModelInfo info;
+  info.name = g.name().empty() ? "onnx_model" : g.name();
+  info.source = origin + " (ONNX, " + (model_.producer_name().empty() ? "unknown producer"
+                                                                       : model_.producer_name() +
+                                                                             " " +
+                                                                             model_.producer_version()) +
+                ", opset " + (model_.opset_import_size() ? std::to_string(model_.opset_import(0).version()) : "?") + ")";
+  Result<Model> model = Model::Build(std::move(info), std::move(layers_));
+  if (!model.ok()) return model.status().WithContext(origin);
+  return model;
+}
+
+}  // namespace
+
+Result<Model> ImportOnnxBytes(std::string_view bytes, std::string_view origin) {
+  const std::string where(origin);
+  onnx::ModelProto model;
+  if (bytes.size() > static_cast<size_t>(INT32_MAX) ||
+      !model.ParseFromArray(bytes.data(), static_cast<int>(bytes.size())))
+    return Status::ParseError(where + ": not a valid ONNX protobuf");
+  if (!model.has_graph()) return Status::ParseError(where + ": ONNX model has no graph");
+  try {
+    onnx::ShapeInferenceOptions options{false, 0, true};
+    onnx::shape_inference::InferShapes(model, onnx::OpSchemaRegistry::Instance(), options);
+  } catch (const std::exception& e) {
+    // Inference fills in shapes the importer may use; the importer checks shapes itself.
+    std::string what = e.what();
+    if (what.find('\n') != std::string::npos) what = what.substr(0, what.find('\n'));
+    return Status::InvalidArgument(where + ": ONNX shape inference failed: " + what);
+  }
+  Converter converter(model);
+  return converter.Run(where);
+}
+
+Result<Model> ImportOnnxFile(const std::string& path) {
+  Result<std::string> bytes = ReadFile(path);
+  if (!bytes.ok()) return bytes.status();
+  return ImportOnnxBytes(*bytes, path);
+}
+
+}  // namespace epochcost

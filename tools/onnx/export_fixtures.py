@@ -1,0 +1,113 @@
+#!/usr/bin/python3
+"""Exports the ONNX test fixtures with PyTorch (Debian python3-torch, python3-onnx).
+
+Run from the repository root: /usr/bin/python3 tools/onnx/export_fixtures.py (Debian's
+python, which has the packages). Writes tests/fixtures/onnx/.
+Each model mirrors a zoo model (same layers, PyTorch's NCHW layout). Large files are written with
+their weights stripped (shapes kept), which is also how the importer's "weights absent" path is
+tested: `strip()` clears the initializers' data and keeps their dims.
+"""
+import os
+
+import onnx
+import torch
+from torch import nn
+
+OUT = os.path.join("tests", "fixtures", "onnx")
+
+
+class MnistCnn(nn.Module):
+    """zoo mnist_cnn: Keras examples/mnist_cnn.py in PyTorch."""
+    def __init__(self):
+        super().__init__()
+        self.conv1 = nn.Conv2d(1, 32, 3)
+        self.conv2 = nn.Conv2d(32, 64, 3)
+        self.pool = nn.MaxPool2d(2)
+        self.drop1 = nn.Dropout(0.25)
+        self.fc1 = nn.Linear(9216, 128)
+        self.drop2 = nn.Dropout(0.5)
+        self.fc2 = nn.Linear(128, 10)
+
+    def forward(self, x):
+        x = torch.relu(self.conv1(x))
+        x = torch.relu(self.conv2(x))
+        x = self.drop1(self.pool(x))
+        x = torch.flatten(x, 1)
+        x = self.drop2(torch.relu(self.fc1(x)))
+        return torch.softmax(self.fc2(x), dim=1)
+
+
+class TextLstm(nn.Module):
+    """zoo lstm_text_generation: LSTM(128) over (40, 57) one-hot characters, dense 57, softmax."""
+    def __init__(self):
+        super().__init__()
+        self.lstm = nn.LSTM(57, 128, batch_first=True)
+        self.fc = nn.Linear(128, 57)
+
+    def forward(self, x):
+        y, _ = self.lstm(x)
+        return torch.softmax(self.fc(y[:, -1, :]), dim=1)
+
+
+class ImdbBiLstm(nn.Module):
+    """zoo imdb_bidirectional_lstm: Embedding(20000, 128), BiLSTM(64) last state, dense 1."""
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(20000, 128)
+        self.lstm = nn.LSTM(128, 64, batch_first=True, bidirectional=True)
+        self.drop = nn.Dropout(0.5)
+        self.fc = nn.Linear(128, 1)
+
+    def forward(self, ids):
+        _, (h, _) = self.lstm(self.emb(ids))
+        h = torch.cat([h[0], h[1]], dim=1)
+        return torch.sigmoid(self.fc(self.drop(h)))
+
+
+class SmallEncoder(nn.Module):
+    """A two-layer transformer encoder (d=64, 4 heads, ffn 128) with a classifier on token 0."""
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(1000, 64)
+        layer = nn.TransformerEncoderLayer(64, 4, 128, dropout=0.1, batch_first=True)
+        self.enc = nn.TransformerEncoder(layer, 2)
+        self.fc = nn.Linear(64, 2)
+
+    def forward(self, ids):
+        return self.fc(self.enc(self.emb(ids))[:, 0, :])
+
+
+def strip(path):
+    m = onnx.load(path)
+    for init in m.graph.initializer:
+        if init.data_type == onnx.TensorProto.FLOAT and len(init.dims) > 0:
+            init.ClearField("raw_data")
+            init.ClearField("float_data")
+            init.data_location = onnx.TensorProto.DEFAULT
+    onnx.save(m, path)
+
+
+def export(model, example, name, input_names, stripped):
+    model.eval()
+    path = os.path.join(OUT, name + ".onnx")
+    torch.onnx.export(model, example, path, input_names=input_names, output_names=["out"],
+                      dynamic_axes={n: {0: "batch"} for n in input_names + ["out"]},
+                      opset_version=14, do_constant_folding=True)
+    if stripped:
+        strip(path)
+    print("wrote", path, os.path.getsize(path), "bytes")
+
+
+def main():
+    torch.manual_seed(0)
+    os.makedirs(OUT, exist_ok=True)
+    export(MnistCnn(), torch.zeros(1, 1, 28, 28), "mnist_cnn", ["image"], stripped=True)
+    export(TextLstm(), torch.zeros(1, 40, 57), "text_lstm", ["chars"], stripped=False)
+    export(ImdbBiLstm(), torch.zeros(1, 100, dtype=torch.long), "imdb_bilstm", ["ids"],
+           stripped=True)
+    export(SmallEncoder(), torch.zeros(1, 16, dtype=torch.long), "small_encoder", ["ids"],
+           stripped=True)
+
+
+if __name__ == "__main__":
+    main()
