@@ -3,12 +3,16 @@
 #define EPOCHCOST_ENGINE_FILE_UTIL_H_
 
 #include <string>
+#include <string_view>
 
 #include "engine/status.h"
 
 namespace epochcost {
 
 Result<std::string> ReadFile(const std::string& path);
+
+// "line L, column C" of byte offset `offset` in `text` (for parser errors).
+std::string LineColumn(std::string_view text, size_t offset);
 
 }  // namespace epochcost
 

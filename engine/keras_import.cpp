@@ -3,6 +3,8 @@
 #include <array>
 #include <nlohmann/json.hpp>
 
+#include "engine/file_util.h"
+
 namespace epochcost {
 namespace {
 
@@ -258,8 +260,8 @@ bool ConvertWrapper(const std::string& cls, const Config& c, LayerSpec* l, Impor
   if (!c.Has("layer") || !c.Get("layer").is_object()) return false;
   const Json& inner = c.Get("layer");
   const std::string inner_cls = inner.value("class_name", "");
-  Config ic(inner.contains("config") ? inner["config"] : Json::object(),
-            c.where() + ".layer", &im->error);
+  const Json inner_config = inner.contains("config") ? inner["config"] : Json::object();
+  Config ic(inner_config, c.where() + ".layer", &im->error);
   if (cls == "Bidirectional") {
     if (inner_cls != "LSTM" && inner_cls != "GRU" && inner_cls != "CuDNNLSTM" &&
         inner_cls != "CuDNNGRU")
@@ -420,7 +422,8 @@ Result<Model> ImportKerasJson(std::string_view text, std::string_view origin) {
   try {
     doc = Json::parse(text);
   } catch (const Json::parse_error& e) {
-    return Status::ParseError(where + ": malformed JSON near byte " + std::to_string(e.byte));
+    return Status::ParseError(where + ": malformed JSON at " +
+                              LineColumn(text, e.byte == 0 ? 0 : e.byte - 1));
   }
   if (!doc.is_object() || !doc.contains("class_name") || !doc.contains("config"))
     return Status::InvalidArgument(where +

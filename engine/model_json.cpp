@@ -3,24 +3,12 @@
 #include <nlohmann/json.hpp>
 #include <set>
 
+#include "engine/file_util.h"
+
 namespace epochcost {
 namespace {
 
 using Json = nlohmann::json;
-
-// "line L, column C" of byte offset `pos` in `text`.
-std::string LineColumn(std::string_view text, size_t pos) {
-  size_t line = 1, col = 1;
-  for (size_t i = 0; i < pos && i < text.size(); ++i) {
-    if (text[i] == '\n') {
-      ++line;
-      col = 1;
-    } else {
-      ++col;
-    }
-  }
-  return "line " + std::to_string(line) + ", column " + std::to_string(col);
-}
 
 const std::set<std::string, std::less<>> kLayerFields = {
     "name", "kind", "inputs", "shape", "dtype", "units", "filters", "use_bias", "activation",

@@ -8,46 +8,46 @@
 
 namespace epochcost {
 
-// A scalar of one physical dimension. Same-dimension values add, subtract and compare; a
-// quantity scales by a plain number; the ratio of two quantities of one dimension is a number.
-template <typename Tag>
+// A scalar of one physical dimension (CRTP: arithmetic returns the derived type). Same-dimension
+// values add, subtract and compare; a quantity scales by a plain number; the ratio of two
+// quantities of one dimension is a number.
+template <typename Derived>
 class Quantity {
  public:
-  constexpr Quantity() = default;
-
   constexpr double value() const { return value_; }
 
-  constexpr Quantity operator+(Quantity o) const { return Quantity(value_ + o.value_); }
-  constexpr Quantity operator-(Quantity o) const { return Quantity(value_ - o.value_); }
-  constexpr Quantity& operator+=(Quantity o) {
-    value_ += o.value_;
-    return *this;
+  constexpr Derived operator+(Derived o) const { return Make(value_ + o.value()); }
+  constexpr Derived operator-(Derived o) const { return Make(value_ - o.value()); }
+  constexpr Derived& operator+=(Derived o) {
+    value_ += o.value();
+    return static_cast<Derived&>(*this);
   }
-  constexpr Quantity& operator-=(Quantity o) {
-    value_ -= o.value_;
-    return *this;
+  constexpr Derived& operator-=(Derived o) {
+    value_ -= o.value();
+    return static_cast<Derived&>(*this);
   }
-  constexpr Quantity operator*(double k) const { return Quantity(value_ * k); }
-  constexpr Quantity operator/(double k) const { return Quantity(value_ / k); }
-  constexpr double operator/(Quantity o) const { return value_ / o.value_; }
+  constexpr Derived operator*(double k) const { return Make(value_ * k); }
+  constexpr Derived operator/(double k) const { return Make(value_ / k); }
+  constexpr double operator/(Derived o) const { return value_ / o.value(); }
   constexpr auto operator<=>(const Quantity&) const = default;
+  friend constexpr Derived operator*(double k, Derived q) { return q * k; }
 
  protected:
+  constexpr Quantity() = default;
   constexpr explicit Quantity(double v) : value_(v) {}
 
  private:
+  static constexpr Derived Make(double v) {
+    Derived d;
+    static_cast<Quantity&>(d).value_ = v;
+    return d;
+  }
   double value_ = 0.0;
 };
 
-template <typename Tag>
-constexpr Quantity<Tag> operator*(double k, Quantity<Tag> q) {
-  return q * k;
-}
-
-class Seconds : public Quantity<struct SecondsTag> {
+class Seconds : public Quantity<Seconds> {
  public:
   constexpr Seconds() = default;
-  constexpr Seconds(Quantity<SecondsTag> q) : Quantity(q) {}  // NOLINT: arithmetic results
   static constexpr Seconds FromSeconds(double s) { return Seconds(s); }
   static constexpr Seconds FromMilliseconds(double ms) { return Seconds(ms * 1e-3); }
   static constexpr Seconds FromMicroseconds(double us) { return Seconds(us * 1e-6); }
@@ -60,10 +60,9 @@ class Seconds : public Quantity<struct SecondsTag> {
   constexpr explicit Seconds(double v) : Quantity(v) {}
 };
 
-class Bytes : public Quantity<struct BytesTag> {
+class Bytes : public Quantity<Bytes> {
  public:
   constexpr Bytes() = default;
-  constexpr Bytes(Quantity<BytesTag> q) : Quantity(q) {}  // NOLINT: arithmetic results
   static constexpr Bytes FromBytes(double b) { return Bytes(b); }
   static constexpr Bytes FromGiB(double g) { return Bytes(g * 1073741824.0); }
   static constexpr Bytes FromGB(double g) { return Bytes(g * 1e9); }
@@ -76,10 +75,9 @@ class Bytes : public Quantity<struct BytesTag> {
 };
 
 // Floating-point operations. A multiply-add counts as 2 FLOPs throughout epochcost.
-class Flops : public Quantity<struct FlopsTag> {
+class Flops : public Quantity<Flops> {
  public:
   constexpr Flops() = default;
-  constexpr Flops(Quantity<FlopsTag> q) : Quantity(q) {}  // NOLINT: arithmetic results
   static constexpr Flops FromFlops(double f) { return Flops(f); }
   static constexpr Flops FromMacs(double macs) { return Flops(2.0 * macs); }
   constexpr double flops() const { return value(); }
@@ -89,10 +87,9 @@ class Flops : public Quantity<struct FlopsTag> {
   constexpr explicit Flops(double v) : Quantity(v) {}
 };
 
-class FlopsPerSecond : public Quantity<struct FlopsPerSecondTag> {
+class FlopsPerSecond : public Quantity<FlopsPerSecond> {
  public:
   constexpr FlopsPerSecond() = default;
-  constexpr FlopsPerSecond(Quantity<FlopsPerSecondTag> q) : Quantity(q) {}  // NOLINT
   static constexpr FlopsPerSecond FromTflops(double t) { return FlopsPerSecond(t * 1e12); }
   static constexpr FlopsPerSecond FromGflops(double g) { return FlopsPerSecond(g * 1e9); }
   static constexpr FlopsPerSecond FromFlopsPerSecond(double f) { return FlopsPerSecond(f); }
@@ -103,10 +100,9 @@ class FlopsPerSecond : public Quantity<struct FlopsPerSecondTag> {
   constexpr explicit FlopsPerSecond(double v) : Quantity(v) {}
 };
 
-class BytesPerSecond : public Quantity<struct BytesPerSecondTag> {
+class BytesPerSecond : public Quantity<BytesPerSecond> {
  public:
   constexpr BytesPerSecond() = default;
-  constexpr BytesPerSecond(Quantity<BytesPerSecondTag> q) : Quantity(q) {}  // NOLINT
   static constexpr BytesPerSecond FromGBps(double g) { return BytesPerSecond(g * 1e9); }
   static constexpr BytesPerSecond FromBytesPerSecond(double b) { return BytesPerSecond(b); }
   constexpr double bytes_per_second() const { return value(); }
@@ -116,10 +112,9 @@ class BytesPerSecond : public Quantity<struct BytesPerSecondTag> {
   constexpr explicit BytesPerSecond(double v) : Quantity(v) {}
 };
 
-class Usd : public Quantity<struct UsdTag> {
+class Usd : public Quantity<Usd> {
  public:
   constexpr Usd() = default;
-  constexpr Usd(Quantity<UsdTag> q) : Quantity(q) {}  // NOLINT: arithmetic results
   static constexpr Usd FromDollars(double d) { return Usd(d); }
   static constexpr Usd FromCents(double c) { return Usd(c / 100.0); }
   constexpr double dollars() const { return value(); }
@@ -129,10 +124,9 @@ class Usd : public Quantity<struct UsdTag> {
   constexpr explicit Usd(double v) : Quantity(v) {}
 };
 
-class UsdPerHour : public Quantity<struct UsdPerHourTag> {
+class UsdPerHour : public Quantity<UsdPerHour> {
  public:
   constexpr UsdPerHour() = default;
-  constexpr UsdPerHour(Quantity<UsdPerHourTag> q) : Quantity(q) {}  // NOLINT
   static constexpr UsdPerHour FromDollarsPerHour(double d) { return UsdPerHour(d); }
   constexpr double dollars_per_hour() const { return value(); }
   constexpr double dollars_per_second() const { return value() / 3600.0; }

@@ -1,0 +1,162 @@
+// ONNX files exported by PyTorch (tools/onnx/export_fixtures.py) and small graphs built here.
+#include "engine/onnx_import.h"
+
+#include <gtest/gtest.h>
+#include <onnx/onnx_pb.h>
+
+#include <fstream>
+
+#include "engine/analysis.h"
+#include "engine/zoo.h"
+
+namespace epochcost {
+namespace {
+
+const std::string kDir = std::string(EPOCHCOST_FIXTURES) + "/onnx/";
+
+int64_t TotalParams(const Model& m) { return Analyze(m, {.batch = 1})->total.params(); }
+
+// The parameters the file itself holds: every floating-point initializer's elements.
+int64_t InitializerElements(const std::string& path) {
+  std::ifstream in(path, std::ios::binary);
+  onnx::ModelProto model;
+  EXPECT_TRUE(model.ParseFromIstream(&in));
+  int64_t total = 0;
+  for (const auto& t : model.graph().initializer()) {
+    if (t.data_type() != onnx::TensorProto::FLOAT) continue;
+    int64_t n = 1;
+    for (int64_t d : t.dims()) n *= d;
+    total += n;
+  }
+  return total;
+}
+
+TEST(OnnxImportTest, PyTorchMnistCnnMatchesZoo) {
+  Result<Model> onnx = ImportOnnxFile(kDir + "mnist_cnn.onnx");  // weights stripped
+  ASSERT_TRUE(onnx.ok()) << onnx.status().message();
+  Result<Model> zoo = LoadZooModel("mnist_cnn");
+  EXPECT_EQ(TotalParams(*onnx), 1199882);
+  EXPECT_EQ(TotalParams(*onnx), TotalParams(*zoo));
+  // Same convolutions and dense layers, so the same weight-gradient FLOPs (2 x MACs + bias).
+  auto macs = [](const Model& m) {
+    Result<ModelReport> r = Analyze(m, {.batch = 1});
+    double total = 0;
+    for (const auto& l : r->layers)
+      if (l.kind == LayerKind::kConv2D || l.kind == LayerKind::kDense) total += l.bwd_weight.flops();
+    return total;
+  };
+  EXPECT_DOUBLE_EQ(macs(*onnx), macs(*zoo));
+}
+
+TEST(OnnxImportTest, ParametersEqualTheFilesInitializers) {
+  for (const char* name : {"mnist_cnn", "text_lstm", "imdb_bilstm"}) {
+    Result<Model> m = ImportOnnxFile(kDir + name + ".onnx");
+    ASSERT_TRUE(m.ok()) << m.status().message();
+    EXPECT_EQ(TotalParams(*m), InitializerElements(kDir + name + ".onnx")) << name;
+  }
+}
+
+TEST(OnnxImportTest, RnnExportsFoldTheirShapeSubgraphs) {
+  // text_lstm.onnx: Shape, Gather, Unsqueeze, Concat and ConstantOfShape build the initial state;
+  // Transposes move the batch axis around the LSTM; Gather picks the last step.
+  Result<Model> m = ImportOnnxFile(kDir + "text_lstm.onnx");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  const int last = m->size() - 1;
+  EXPECT_EQ(m->output_shape(last).dims, (std::vector<int64_t>{57}));
+  const int lstm = *m->Find("/lstm/LSTM");
+  EXPECT_EQ(m->output_shape(lstm).dims, (std::vector<int64_t>{40, 1, 128}));
+  EXPECT_EQ(m->layer(lstm).bias_sets, 2);
+}
+
+TEST(OnnxImportTest, EmbeddingAndBidirectionalState) {
+  Result<Model> m = ImportOnnxFile(kDir + "imdb_bilstm.onnx");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  const int emb = *m->Find("/emb/Gather");
+  EXPECT_EQ(m->layer(emb).kind, LayerKind::kEmbedding);
+  EXPECT_EQ(m->layer(emb).vocab, 20000);
+  EXPECT_EQ(m->output_shape(*m->Find("/Concat")).dims, (std::vector<int64_t>{128}));
+}
+
+TEST(OnnxImportTest, HeadsMergedWithTheBatchAreRefusedByName) {
+  Result<Model> m = ImportOnnxFile(kDir + "small_encoder.onnx");
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.status().message(),
+            kDir + "small_encoder.onnx: node '/enc/layers.0/self_attn/Mul_3' (Mul): arithmetic "
+                   "on the batch size");
+}
+
+// A graph x[N, 3, 4] -> Reshape(x, Concat(Unsqueeze(Gather(Shape(x), 0)), [-1])) -> Foo -> Bar.
+onnx::ModelProto Graph(bool with_unknown_ops) {
+  onnx::ModelProto model;
+  model.set_ir_version(8);
+  model.add_opset_import()->set_version(14);
+  onnx::GraphProto* g = model.mutable_graph();
+  g->set_name("synthetic");
+  onnx::ValueInfoProto* x = g->add_input();
+  x->set_name("x");
+  auto* type = x->mutable_type()->mutable_tensor_type();
+  type->set_elem_type(onnx::TensorProto::FLOAT);
+  type->mutable_shape()->add_dim()->set_dim_param("batch");
+  type->mutable_shape()->add_dim()->set_dim_value(3);
+  type->mutable_shape()->add_dim()->set_dim_value(4);
+  auto int_const = [&](const std::string& name, std::vector<int64_t> values, bool scalar) {
+    onnx::TensorProto* t = g->add_initializer();
+    t->set_name(name);
+    t->set_data_type(onnx::TensorProto::INT64);
+    if (!scalar) t->add_dims(static_cast<int64_t>(values.size()));
+    for (int64_t v : values) t->add_int64_data(v);
+  };
+  int_const("zero", {0}, true);
+  int_const("axes0", {0}, false);
+  int_const("minus_one", {-1}, false);
+  auto node = [&](const std::string& op, const std::string& name,
+                  std::vector<std::string> in, std::string out) {
+    onnx::NodeProto* n = g->add_node();
+    n->set_op_type(op);
+    n->set_name(name);
+    for (auto& i : in) n->add_input(i);
+    n->add_output(out);
+  };
+  node("Shape", "shape", {"x"}, "s");
+  node("Gather", "batch", {"s", "zero"}, "b");
+  node("Unsqueeze", "unsq", {"b", "axes0"}, "b1");
+  node("Concat", "target", {"b1", "minus_one"}, "t");
+  g->mutable_node(3)->add_attribute()->set_name("axis");
+  g->mutable_node(3)->mutable_attribute(0)->set_type(onnx::AttributeProto::INT);
+  g->mutable_node(3)->mutable_attribute(0)->set_i(0);
+  node("Reshape", "flat", {"x", "t"}, "y");
+  if (with_unknown_ops) {
+    node("FooOp", "first_unknown", {"y"}, "z");
+    node("BarOp", "second_unknown", {"y"}, "w");
+  }
+  g->add_output()->set_name(with_unknown_ops ? "z" : "y");
+  return model;
+}
+
+TEST(OnnxImportTest, FoldsShapeArithmeticIntoReshapeTarget) {
+  std::string bytes;
+  ASSERT_TRUE(Graph(false).SerializeToString(&bytes));
+  Result<Model> m = ImportOnnxBytes(bytes, "synthetic.onnx");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->output_shape(m->size() - 1).dims, (std::vector<int64_t>{12}));
+}
+
+TEST(OnnxImportTest, ListsEveryUnsupportedOpWithItsNode) {
+  std::string bytes;
+  ASSERT_TRUE(Graph(true).SerializeToString(&bytes));
+  Result<Model> m = ImportOnnxBytes(bytes, "synthetic.onnx");
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.status().message().find("'first_unknown' (FooOp), 'second_unknown' (BarOp)"),
+            std::string::npos)
+      << m.status().message();
+}
+
+TEST(OnnxImportTest, BadFiles) {
+  EXPECT_EQ(ImportOnnxBytes("this is not a protobuf", "junk.onnx").status().message(),
+            "junk.onnx: not a valid ONNX protobuf");
+  EXPECT_EQ(ImportOnnxFile(kDir + "missing.onnx").status().message(),
+            kDir + "missing.onnx: no such file");
+}
+
+}  // namespace
+}  // namespace epochcost
