@@ -36,15 +36,18 @@ nlohmann::ordered_json Figures(const LayerReport& r) {
 std::string ModelTable(const Model& model, const ModelReport& report) {
   const bool chain = IsChain(model);
   std::vector<std::vector<std::string>> rows;
-  std::vector<std::string> header = {"Layer (kind)", "Output shape", "Params", "Fwd FLOPs",
-                                     "Bwd FLOPs", "Saved act."};
+  std::vector<std::string> header = {"Layer (kind)", "Output shape", "Params",
+                                     "Fwd FLOPs",    "Bwd FLOPs",    "Saved act."};
   if (!chain) header.push_back("Connected to");
   rows.push_back(header);
   for (int i = 0; i < model.size(); ++i) {
     const LayerReport& r = report.layers[i];
     std::vector<std::string> row = {r.name + " (" + std::string(LayerKindName(r.kind)) + ")",
-                                    r.output.ToString(), Thousands(r.params()), Si(r.fwd.flops()),
-                                    Si(r.bwd().flops()), BinaryBytes(r.saved_bytes.bytes())};
+                                    r.output.ToString(),
+                                    Thousands(r.params()),
+                                    Si(r.fwd.flops()),
+                                    Si(r.bwd().flops()),
+                                    BinaryBytes(r.saved_bytes.bytes())};
     if (!chain) {
       std::string inputs;
       for (int q : model.inputs(i)) inputs += (inputs.empty() ? "" : ", ") + model.layer(q).name;
@@ -53,12 +56,11 @@ std::string ModelTable(const Model& model, const ModelReport& report) {
     rows.push_back(std::move(row));
   }
   const LayerReport& t = report.total;
-  std::string out = "Model: " + report.model + "  (batch " + std::to_string(report.batch) +
-                    ", " + std::string(DTypeName(report.precision)) + ")\n";
+  std::string out = "Model: " + report.model + "  (batch " + std::to_string(report.batch) + ", " +
+                    std::string(DTypeName(report.precision)) + ")\n";
   out += RenderTable(rows, {false, false, true, true, true, true, false});
-  out += "Total params: " + Thousands(t.params()) + " (trainable " +
-         Thousands(t.trainable_params) + ", non-trainable " + Thousands(t.non_trainable_params) +
-         ")\n";
+  out += "Total params: " + Thousands(t.params()) + " (trainable " + Thousands(t.trainable_params) +
+         ", non-trainable " + Thousands(t.non_trainable_params) + ")\n";
   out += "FLOPs per step: forward " + Si(t.fwd.flops()) + ", backward " + Si(t.bwd().flops()) +
          " (data " + Si(t.bwd_data.flops()) + ", weights " + Si(t.bwd_weight.flops()) +
          "); a multiply-add counts as 2 FLOPs\n";

@@ -2,6 +2,7 @@
 #include <iostream>
 
 #include "cli/commands.h"
+#include "cli/format.h"
 #include "cli/model_views.h"
 #include "engine/analysis.h"
 #include "engine/model_source.h"
@@ -40,13 +41,18 @@ Result<ModelParameters> ParseParams(const std::vector<std::string>& items) {
 }
 
 int List() {
-  std::cout << "Zoo models (epochcost models show NAME):\n";
+  std::vector<std::vector<std::string>> rows = {
+      {"Model", "Params", "Fwd FLOPs/sample", "Description"}};
   for (const std::string& name : ZooNames()) {
     Result<Model> m = LoadZooModel(name);
     if (!m.ok()) return ReportError(m.status());
-    std::cout << "  " << name << std::string(name.size() < 24 ? 24 - name.size() : 1, ' ')
-              << m->info().description << "\n";
+    Result<ModelReport> r = Analyze(*m, {.batch = 1});
+    if (!r.ok()) return ReportError(r.status());
+    rows.push_back(
+        {name, Thousands(r->total.params()), Si(r->total.fwd.flops()), m->info().description});
   }
+  std::cout << RenderTable(rows, {false, true, true, false})
+            << "Details: epochcost models show NAME [--batch N] [--json]\n";
   return kExitOk;
 }
 
@@ -56,8 +62,8 @@ int Show(const ShowOptions& o) {
   Result<DType> precision = ParseDType(o.precision);
   if (!precision.ok()) return ReportError(precision.status().WithContext("--precision"));
   if (o.batch <= 0)
-    return ReportError(Status::InvalidArgument("--batch must be positive, got " +
-                                               std::to_string(o.batch)));
+    return ReportError(
+        Status::InvalidArgument("--batch must be positive, got " + std::to_string(o.batch)));
   Result<Model> model = LoadModel(o.model, *params);
   if (!model.ok()) return ReportError(model.status());
   Result<ModelReport> report = Analyze(*model, {.batch = o.batch, .precision = *precision});

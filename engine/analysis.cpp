@@ -71,8 +71,8 @@ Result<ModelReport> Analyze(const Model& model, const AnalysisOptions& options) 
                                  OutputType(model.layer(q), options.precision));
       r.output_bytes = BytesOf(out_elements * b, r.dtype);
     }
-    r.saved_bytes = BytesOf(c.saved_elements * b, options.precision) +
-                    Bytes::FromBytes(c.saved_mask_bytes * b);
+    r.saved_bytes =
+        BytesOf(c.saved_elements * b, options.precision) + Bytes::FromBytes(c.saved_mask_bytes * b);
     if (saved[i]) r.saved_bytes += BytesOf(out_elements * b, r.dtype);
 
     t.trainable_params += r.trainable_params;

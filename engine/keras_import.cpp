@@ -96,7 +96,8 @@ class Config {
 
 Activation ReadActivation(const Config& c, const char* key) {
   std::string name = c.String(key, "linear");
-  if (name == "relu" && c.Has("max_value") && c.Double("max_value", 0) == 6.0) return Activation::kRelu6;
+  if (name == "relu" && c.Has("max_value") && c.Double("max_value", 0) == 6.0)
+    return Activation::kRelu6;
   Result<Activation> a = ParseActivation(name);
   if (!a.ok()) {
     c.Fail(key, "unknown activation '" + name + "'");
@@ -320,8 +321,7 @@ std::vector<int64_t> InputShape(const Config& c) {
   return shape;
 }
 
-void AddLayer(const Json& entry, size_t index, const std::vector<std::string>& inputs,
-              Import* im) {
+void AddLayer(const Json& entry, size_t index, const std::vector<std::string>& inputs, Import* im) {
   const std::string cls = entry.value("class_name", "");
   const Json& config = entry.contains("config") ? entry["config"] : Json::object();
   LayerSpec l;
@@ -363,8 +363,8 @@ void ImportSequential(const Json& layers, Import* im) {
       previous = input.name;
     }
     const size_t before = im->layers.size();
-    AddLayer(entry, i, previous.empty() ? std::vector<std::string>{}
-                                        : std::vector<std::string>{previous},
+    AddLayer(entry, i,
+             previous.empty() ? std::vector<std::string>{} : std::vector<std::string>{previous},
              im);
     if (im->layers.size() > before) previous = im->layers.back().name;
   }
@@ -378,15 +378,15 @@ void ImportFunctional(const Json& layers, Import* im) {
     if (entry.contains("inbound_nodes") && entry["inbound_nodes"].is_array()) {
       const Json& nodes = entry["inbound_nodes"];
       if (nodes.size() > 1 && im->error.ok())
-        im->error = Status::Unsupported("layers[" + std::to_string(i) + "] ('" +
-                                        entry.value("name", "") +
-                                        "'): a layer called more than once is not supported");
+        im->error =
+            Status::Unsupported("layers[" + std::to_string(i) + "] ('" + entry.value("name", "") +
+                                "'): a layer called more than once is not supported");
       if (!nodes.empty()) CollectInbound(nodes[0], &inputs, &tensor_index);
     }
     if (tensor_index > 0 && im->error.ok())
-      im->error = Status::Unsupported("layers[" + std::to_string(i) + "] ('" +
-                                      entry.value("name", "") +
-                                      "'): reads a second output of a layer");
+      im->error =
+          Status::Unsupported("layers[" + std::to_string(i) + "] ('" + entry.value("name", "") +
+                              "'): reads a second output of a layer");
     // MultiHeadAttention(query, value[, key]) is self-attention when all are the same tensor.
     if (entry.value("class_name", "") == "MultiHeadAttention" && !inputs.empty()) {
       for (const std::string& in : inputs)

@@ -17,8 +17,8 @@ namespace epochcost {
 
 enum class LayerKind {
   kInput,
-  kDense,            // y = x W (+ b) over the last axis; any rank (time-distributed when rank > 1)
-  kMatMul,           // batched product of two activations, (..., m, k) x (..., k, n)
+  kDense,   // y = x W (+ b) over the last axis; any rank (time-distributed when rank > 1)
+  kMatMul,  // batched product of two activations, (..., m, k) x (..., k, n)
   kConv1D,
   kConv2D,
   kDepthwiseConv2D,
@@ -36,7 +36,7 @@ enum class LayerKind {
   kLayerNorm,
   kDropout,
   kActivation,
-  kElementwise,      // any other unary element-wise op (ONNX Erf, Sqrt, Cast, ...)
+  kElementwise,  // any other unary element-wise op (ONNX Erf, Sqrt, Cast, ...)
   kAdd,
   kSubtract,
   kMultiply,
@@ -45,17 +45,17 @@ enum class LayerKind {
   kFlatten,
   kReshape,
   kTranspose,
-  kSlice,            // a range of one axis
-  kReduceMean,       // mean over the given axes (keepdims)
+  kSlice,       // a range of one axis
+  kReduceMean,  // mean over the given axes (keepdims)
   kEmbedding,
   kLstm,
   kGru,
-  kAttention,        // multi-head self-attention with its four projections
+  kAttention,  // multi-head self-attention with its four projections
   kZeroPadding1D,
   kZeroPadding2D,
   kCropping2D,
   kHighway,
-  kClassToken,       // prepends a learned token to a sequence (ViT)
+  kClassToken,         // prepends a learned token to a sequence (ViT)
   kPositionEmbedding,  // adds a learned (sequence, features) table (ViT)
   kLoss,
 };
@@ -63,7 +63,17 @@ enum class LayerKind {
 enum class Padding { kValid, kSame, kExplicit };
 
 // Activation functions, fused into a layer (Keras `activation=`) or standing alone.
-enum class Activation { kLinear, kRelu, kRelu6, kTanh, kSigmoid, kSoftmax, kGelu, kSwish, kHardSigmoid };
+enum class Activation {
+  kLinear,
+  kRelu,
+  kRelu6,
+  kTanh,
+  kSigmoid,
+  kSoftmax,
+  kGelu,
+  kSwish,
+  kHardSigmoid
+};
 
 enum class LossFunction {
   kSoftmaxCrossEntropy,        // softmax over logits + cross-entropy, fused (one-hot labels)
@@ -74,10 +84,10 @@ enum class LossFunction {
 };
 
 enum class RnnOutput {
-  kLastState,   // Keras return_sequences=False: (units)
-  kSequence,    // Keras return_sequences=True: (timesteps, units)
-  kOnnxY,       // ONNX Y without batch: (timesteps, directions, units)
-  kOnnxYh,      // ONNX Y_h without batch: (directions, units)
+  kLastState,  // Keras return_sequences=False: (units)
+  kSequence,   // Keras return_sequences=True: (timesteps, units)
+  kOnnxY,      // ONNX Y without batch: (timesteps, directions, units)
+  kOnnxYh,     // ONNX Y_h without batch: (directions, units)
 };
 
 struct LayerSpec {
@@ -87,20 +97,21 @@ struct LayerSpec {
 
   // input
   std::vector<int64_t> shape;  // per-sample shape
-  std::optional<DType> dtype;  // pinned element type (token ids: int32); else the analysis' precision
+  std::optional<DType>
+      dtype;  // pinned element type (token ids: int32); else the analysis' precision
 
   // dense, conv, embedding, rnn, attention
-  int64_t units = 0;            // dense units, conv filters, embedding width, rnn units, model dim
+  int64_t units = 0;  // dense units, conv filters, embedding width, rnn units, model dim
   bool use_bias = true;
   Activation activation = Activation::kLinear;
-  std::string shared_weights;   // dense only: reuses this embedding's table (GPT-2 LM head)
+  std::string shared_weights;  // dense only: reuses this embedding's table (GPT-2 LM head)
 
   // convolution and pooling (1D uses the first element of each pair)
   std::vector<int64_t> kernel;
   std::vector<int64_t> strides;
   std::vector<int64_t> dilation;
   Padding padding = Padding::kValid;
-  std::vector<int64_t> pads;   // explicit: {top, bottom, left, right} or {left, right}
+  std::vector<int64_t> pads;  // explicit: {top, bottom, left, right} or {left, right}
   int64_t groups = 1;
   int64_t depth_multiplier = 1;
   bool channels_first = false;  // NCHW / NCW (ONNX); Keras default is channels last
@@ -108,8 +119,8 @@ struct LayerSpec {
   // batch norm, layer norm, softmax, concatenate, slice, reduce
   int axis = -1;
   std::vector<int> axes;
-  bool scale = true;            // norm: gamma
-  bool center = true;           // norm: beta
+  bool scale = true;   // norm: gamma
+  bool center = true;  // norm: beta
 
   // dropout
   double rate = 0.0;

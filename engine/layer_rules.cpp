@@ -77,30 +77,48 @@ LayerCounts CountLayer(const LayerSpec& layer, const std::vector<Shape>& inputs,
 
 double ActivationFlops(Activation a) {
   switch (a) {
-    case Activation::kLinear: return 0;
-    case Activation::kRelu: return 1;
-    case Activation::kRelu6: return 2;
-    case Activation::kHardSigmoid: return 3;
-    case Activation::kTanh: return 4;
-    case Activation::kSigmoid: return 4;
-    case Activation::kSoftmax: return 5;  // max, subtract, exp, sum, divide
-    case Activation::kSwish: return 5;
-    case Activation::kGelu: return 8;
+    case Activation::kLinear:
+      return 0;
+    case Activation::kRelu:
+      return 1;
+    case Activation::kRelu6:
+      return 2;
+    case Activation::kHardSigmoid:
+      return 3;
+    case Activation::kTanh:
+      return 4;
+    case Activation::kSigmoid:
+      return 4;
+    case Activation::kSoftmax:
+      return 5;  // max, subtract, exp, sum, divide
+    case Activation::kSwish:
+      return 5;
+    case Activation::kGelu:
+      return 8;
   }
   return 0;
 }
 
 double ActivationBackwardFlops(Activation a) {
   switch (a) {
-    case Activation::kLinear: return 0;
-    case Activation::kRelu: return 1;
-    case Activation::kRelu6: return 2;
-    case Activation::kHardSigmoid: return 2;
-    case Activation::kTanh: return 3;     // dy * (1 - y^2)
-    case Activation::kSigmoid: return 3;  // dy * y * (1 - y)
-    case Activation::kSoftmax: return 4;  // y * (dy - sum(dy * y))
-    case Activation::kSwish: return 6;
-    case Activation::kGelu: return 10;
+    case Activation::kLinear:
+      return 0;
+    case Activation::kRelu:
+      return 1;
+    case Activation::kRelu6:
+      return 2;
+    case Activation::kHardSigmoid:
+      return 2;
+    case Activation::kTanh:
+      return 3;  // dy * (1 - y^2)
+    case Activation::kSigmoid:
+      return 3;  // dy * y * (1 - y)
+    case Activation::kSoftmax:
+      return 4;  // y * (dy - sum(dy * y))
+    case Activation::kSwish:
+      return 6;
+    case Activation::kGelu:
+      return 10;
   }
   return 0;
 }

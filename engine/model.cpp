@@ -73,9 +73,9 @@ Result<Model> Model::Build(ModelInfo info, std::vector<LayerSpec> layers) {
   std::optional<Edge> back;
   boost::depth_first_search(g, boost::visitor(CycleFinder(&back)));
   if (back)
-    return Status::InvalidArgument(
-        where + ": has a cycle through layers '" + layers[boost::source(*back, g)].name +
-        "' and '" + layers[boost::target(*back, g)].name + "'");
+    return Status::InvalidArgument(where + ": has a cycle through layers '" +
+                                   layers[boost::source(*back, g)].name + "' and '" +
+                                   layers[boost::target(*back, g)].name + "'");
 
   auto impl = std::make_shared<Impl>();
   impl->info = std::move(info);

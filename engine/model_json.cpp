@@ -10,13 +10,46 @@ namespace {
 
 using Json = nlohmann::json;
 
-const std::set<std::string, std::less<>> kLayerFields = {
-    "name", "kind", "inputs", "shape", "dtype", "units", "filters", "use_bias", "activation",
-    "shared_weights", "kernel", "strides", "dilation", "padding", "pads", "groups",
-    "depth_multiplier", "channels_first", "axis", "axes", "scale", "center", "rate",
-    "target_shape", "perm", "start", "end", "vocab", "bidirectional", "output", "bias_sets",
-    "heads", "causal", "layers", "op", "flops_per_element", "learned_elements", "loss", "weight",
-    "note"};
+const std::set<std::string, std::less<>> kLayerFields = {"name",
+                                                         "kind",
+                                                         "inputs",
+                                                         "shape",
+                                                         "dtype",
+                                                         "units",
+                                                         "filters",
+                                                         "use_bias",
+                                                         "activation",
+                                                         "shared_weights",
+                                                         "kernel",
+                                                         "strides",
+                                                         "dilation",
+                                                         "padding",
+                                                         "pads",
+                                                         "groups",
+                                                         "depth_multiplier",
+                                                         "channels_first",
+                                                         "axis",
+                                                         "axes",
+                                                         "scale",
+                                                         "center",
+                                                         "rate",
+                                                         "target_shape",
+                                                         "perm",
+                                                         "start",
+                                                         "end",
+                                                         "vocab",
+                                                         "bidirectional",
+                                                         "output",
+                                                         "bias_sets",
+                                                         "heads",
+                                                         "causal",
+                                                         "layers",
+                                                         "op",
+                                                         "flops_per_element",
+                                                         "learned_elements",
+                                                         "loss",
+                                                         "weight",
+                                                         "note"};
 
 // Reads the fields of one JSON object, resolving "$name" integer references against the model's
 // parameters; every error names the field's path.

@@ -46,15 +46,21 @@ Result<Constant> Arithmetic(const onnx::NodeProto& n, const Constant& a, const C
     const double x = a.data[ia], y = b.data[ib];
     const bool batch = a.is_batch[ia] || b.is_batch[ib];
     double r = 0;
-    if (op == "Add") r = x + y;
-    else if (op == "Sub") r = x - y;
-    else if (op == "Mul") r = x * y;
-    else if (op == "Div") r = y == 0 ? 0 : x / y;
-    else if (op == "Equal") r = x == y;
-    else if (op == "Pow") r = std::pow(x, y);
+    if (op == "Add")
+      r = x + y;
+    else if (op == "Sub")
+      r = x - y;
+    else if (op == "Mul")
+      r = x * y;
+    else if (op == "Div")
+      r = y == 0 ? 0 : x / y;
+    else if (op == "Equal")
+      r = x == y;
+    else if (op == "Pow")
+      r = std::pow(x, y);
     // Arithmetic on the batch size yields an unknown value unless it is the identity.
     const double other = a.is_batch[ia] ? y : x;
-    const bool identity = (op == "Mul" || op == "Div") ? other == 1
+    const bool identity = (op == "Mul" || op == "Div")   ? other == 1
                           : (op == "Add" || op == "Sub") ? other == 0
                                                          : false;
     if (batch && !identity && op != "Equal") return Bad(n, "arithmetic on the batch size");
@@ -90,24 +96,34 @@ Result<Constant> FromTensor(const onnx::TensorProto& t) {
   if (is_float && c.elements() > kMaxFoldedElements) return c;  // weights: dims are enough
   switch (t.data_type()) {
     case TP::INT64:
-      if (t.has_raw_data()) ReadRaw<int64_t>(t.raw_data(), &c.data);
-      else c.data.assign(t.int64_data().begin(), t.int64_data().end());
+      if (t.has_raw_data())
+        ReadRaw<int64_t>(t.raw_data(), &c.data);
+      else
+        c.data.assign(t.int64_data().begin(), t.int64_data().end());
       break;
     case TP::INT32:
-      if (t.has_raw_data()) ReadRaw<int32_t>(t.raw_data(), &c.data);
-      else c.data.assign(t.int32_data().begin(), t.int32_data().end());
+      if (t.has_raw_data())
+        ReadRaw<int32_t>(t.raw_data(), &c.data);
+      else
+        c.data.assign(t.int32_data().begin(), t.int32_data().end());
       break;
     case TP::FLOAT:
-      if (t.has_raw_data()) ReadRaw<float>(t.raw_data(), &c.data);
-      else c.data.assign(t.float_data().begin(), t.float_data().end());
+      if (t.has_raw_data())
+        ReadRaw<float>(t.raw_data(), &c.data);
+      else
+        c.data.assign(t.float_data().begin(), t.float_data().end());
       break;
     case TP::DOUBLE:
-      if (t.has_raw_data()) ReadRaw<double>(t.raw_data(), &c.data);
-      else c.data.assign(t.double_data().begin(), t.double_data().end());
+      if (t.has_raw_data())
+        ReadRaw<double>(t.raw_data(), &c.data);
+      else
+        c.data.assign(t.double_data().begin(), t.double_data().end());
       break;
     case TP::BOOL:
-      if (t.has_raw_data()) ReadRaw<uint8_t>(t.raw_data(), &c.data);
-      else c.data.assign(t.int32_data().begin(), t.int32_data().end());
+      if (t.has_raw_data())
+        ReadRaw<uint8_t>(t.raw_data(), &c.data);
+      else
+        c.data.assign(t.int32_data().begin(), t.int32_data().end());
       break;
     default:
       break;
@@ -132,10 +148,10 @@ Constant ShapeOf(const std::vector<int64_t>& dims, int batch_axis) {
 }
 
 bool Foldable(const std::string& op) {
-  static const char* kOps[] = {"Constant", "Gather", "Unsqueeze", "Squeeze", "Concat", "Cast",
-                               "Add", "Sub", "Mul", "Div", "Equal", "Pow", "ConstantOfShape",
-                               "Slice", "Range", "Where", "Expand", "Identity", "Reshape",
-                               "Sqrt"};
+  static const char* kOps[] = {
+      "Constant", "Gather",   "Unsqueeze", "Squeeze", "Concat",          "Cast",  "Add",   "Sub",
+      "Mul",      "Div",      "Equal",     "Pow",     "ConstantOfShape", "Slice", "Range", "Where",
+      "Expand",   "Identity", "Reshape",   "Sqrt"};
   for (const char* o : kOps)
     if (op == o) return true;
   return false;
@@ -202,8 +218,10 @@ Result<Constant> Fold(const onnx::NodeProto& n, const std::vector<const Constant
       int unknown = -1;
       for (size_t i = 0; i < c.dims.size(); ++i) {
         if (c.dims[i] == 0) c.dims[i] = input(0)->dims[i];
-        if (c.dims[i] == -1) unknown = static_cast<int>(i);
-        else known *= c.dims[i];
+        if (c.dims[i] == -1)
+          unknown = static_cast<int>(i);
+        else
+          known *= c.dims[i];
       }
       if (unknown >= 0) c.dims[unknown] = known ? input(0)->elements() / known : 0;
       return c;
@@ -263,7 +281,8 @@ Result<Constant> Fold(const onnx::NodeProto& n, const std::vector<const Constant
     const int64_t size = static_cast<int64_t>(data.data.size());
     int64_t start = static_cast<int64_t>(input(1)->data.at(0));
     int64_t end = static_cast<int64_t>(std::min<double>(input(2)->data.at(0), 1e15));
-    const int64_t step = input(4) && input(4)->has_data() ? static_cast<int64_t>(input(4)->data[0]) : 1;
+    const int64_t step =
+        input(4) && input(4)->has_data() ? static_cast<int64_t>(input(4)->data[0]) : 1;
     if (step != 1) return Bad(n, "slice steps other than 1");
     if (start < 0) start += size;
     if (end < 0) end += size;

@@ -15,10 +15,10 @@ namespace epochcost::onnx_import {
 
 struct Constant {
   std::vector<int64_t> dims;
-  std::vector<double> data;      // empty when the values are unknown (stripped weights)
-  std::vector<bool> is_batch;    // per element: stands for the batch size
-  bool learned = false;          // a floating-point initializer: the model's parameters
-  bool batched = false;          // has a batch-sized axis (initial RNN states, expanded tokens)
+  std::vector<double> data;    // empty when the values are unknown (stripped weights)
+  std::vector<bool> is_batch;  // per element: stands for the batch size
+  bool learned = false;        // a floating-point initializer: the model's parameters
+  bool batched = false;        // has a batch-sized axis (initial RNN states, expanded tokens)
 
   int64_t elements() const;
   bool has_data() const { return !data.empty() || elements() == 0; }

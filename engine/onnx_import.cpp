@@ -80,11 +80,11 @@ class Converter {
   const onnx::ModelProto& model_;
   std::map<std::string, Constant> consts_;
   std::map<std::string, Tensor> acts_;
-  std::map<std::string, Shape> shapes_;            // by layer name
+  std::map<std::string, Shape> shapes_;  // by layer name
   std::map<std::string, const onnx::ValueInfoProto*> graph_inputs_;
   std::map<std::string, std::vector<int64_t>> inferred_;  // onnx shape inference, -1 = symbolic
-  std::map<std::string, int> bias_free_dense_;     // output value -> layer index (MatMul)
-  std::multiset<std::string> readers_;             // how often each value is read
+  std::map<std::string, int> bias_free_dense_;            // output value -> layer index (MatMul)
+  std::multiset<std::string> readers_;                    // how often each value is read
   std::set<std::string> used_names_;
   std::vector<LayerSpec> layers_;
   std::string batch_symbol_;
@@ -234,7 +234,8 @@ Status Converter::Conv(const onnx::NodeProto& n) {
   Result<Tensor> x = Act(n, 0);
   if (!x.ok()) return x.status();
   const Constant* w = n.input_size() > 1 ? Const(n.input(1)) : nullptr;
-  if (!w || w->dims.size() < 3 || w->dims.size() > 4) return Unsupported(n, "weights must be a 3-D or 4-D initializer");
+  if (!w || w->dims.size() < 3 || w->dims.size() > 4)
+    return Unsupported(n, "weights must be a 3-D or 4-D initializer");
   if (x->batch_axis != 0) return Unsupported(n, "input's batch axis is not first");
   const int spatial = static_cast<int>(w->dims.size()) - 2;
   const int64_t cin = SampleShape(*x).dims[0];
@@ -324,7 +325,7 @@ Status Converter::Binary(const onnx::NodeProto& n) {
     if (!b.ok()) return b.status();
     LayerSpec l;
     l.name = LayerName(n);
-    l.kind = op == "Add" ? LayerKind::kAdd
+    l.kind = op == "Add"   ? LayerKind::kAdd
              : op == "Sub" ? LayerKind::kSubtract
              : op == "Mul" ? LayerKind::kMultiply
                            : LayerKind::kDivide;
@@ -340,8 +341,7 @@ Status Converter::Binary(const onnx::NodeProto& n) {
   // The bias of a MatMul-made dense layer.
   auto dense = bias_free_dense_.find(n.input(act_slot));
   if (op == "Add" && dense != bias_free_dense_.end() && c->learned && c->dims.size() == 1 &&
-      readers_.count(n.input(act_slot)) == 1 &&
-      c->dims[0] == layers_[dense->second].units) {
+      readers_.count(n.input(act_slot)) == 1 && c->dims[0] == layers_[dense->second].units) {
     layers_[dense->second].use_bias = true;
     acts_[n.output(0)] = *x;
     return Status::Ok();
@@ -363,12 +363,15 @@ Status Converter::Binary(const onnx::NodeProto& n) {
 Status Converter::Activate(const onnx::NodeProto& n) {
   Result<Tensor> x = Act(n, 0);
   if (!x.ok()) return x.status();
-  static const std::map<std::string, Activation> kMap = {
-      {"Relu", Activation::kRelu},       {"Sigmoid", Activation::kSigmoid},
-      {"Tanh", Activation::kTanh},       {"Softmax", Activation::kSoftmax},
-      {"LogSoftmax", Activation::kSoftmax}, {"Gelu", Activation::kGelu},
-      {"HardSigmoid", Activation::kHardSigmoid}, {"HardSwish", Activation::kSwish},
-      {"Clip", Activation::kRelu6}};
+  static const std::map<std::string, Activation> kMap = {{"Relu", Activation::kRelu},
+                                                         {"Sigmoid", Activation::kSigmoid},
+                                                         {"Tanh", Activation::kTanh},
+                                                         {"Softmax", Activation::kSoftmax},
+                                                         {"LogSoftmax", Activation::kSoftmax},
+                                                         {"Gelu", Activation::kGelu},
+                                                         {"HardSigmoid", Activation::kHardSigmoid},
+                                                         {"HardSwish", Activation::kSwish},
+                                                         {"Clip", Activation::kRelu6}};
   LayerSpec l;
   l.name = LayerName(n);
   l.kind = LayerKind::kActivation;
@@ -396,7 +399,8 @@ Status Converter::Unary(const onnx::NodeProto& n) {
   l.kind = LayerKind::kElementwise;
   l.inputs = {x->layer};
   l.op = n.op_type();
-  l.flops_per_element = n.op_type() == "Erf" || n.op_type() == "Exp" || n.op_type() == "Log" ? 4 : 1;
+  l.flops_per_element =
+      n.op_type() == "Erf" || n.op_type() == "Exp" || n.op_type() == "Log" ? 4 : 1;
   return Emit(std::move(l), n.output(0), x->batch_axis);
 }
 
@@ -569,8 +573,7 @@ Status Converter::Reshape(const onnx::NodeProto& n) {
     for (size_t i = 0; i < target.size(); ++i)
       if (target[i] == -1 && batch < 0) batch = static_cast<int>(i);
   }
-  if (batch < 0)
-    return Unsupported(n, "cannot tell which axis of the target shape is the batch");
+  if (batch < 0) return Unsupported(n, "cannot tell which axis of the target shape is the batch");
   for (size_t i = 0; i < target.size(); ++i)
     if (static_cast<int>(i) != batch && target[i] == -1 && shape == nullptr)
       return Unsupported(n, "target shape is not fully known");
@@ -662,7 +665,8 @@ Status Converter::Concat(const onnx::NodeProto& n) {
   for (int i = 0; i < n.input_size(); ++i) {
     Result<Tensor> x = Act(n, i);
     if (!x.ok()) return x.status();
-    if (batch >= 0 && x->batch_axis != batch) return Unsupported(n, "inputs batch on different axes");
+    if (batch >= 0 && x->batch_axis != batch)
+      return Unsupported(n, "inputs batch on different axes");
     batch = x->batch_axis;
     l.inputs.push_back(x->layer);
     if (i == 0) {
@@ -716,15 +720,16 @@ Status Converter::Slice(const onnx::NodeProto& n) {
   Result<Tensor> x = Act(n, 0);
   if (!x.ok()) return x.status();
   auto ints = [&](int slot) -> std::vector<int64_t> {
-    const Constant* c = n.input_size() > slot && !n.input(slot).empty() ? Const(n.input(slot))
-                                                                         : nullptr;
+    const Constant* c =
+        n.input_size() > slot && !n.input(slot).empty() ? Const(n.input(slot)) : nullptr;
     std::vector<int64_t> v;
     if (c && c->has_data())
       for (double d : c->data) v.push_back(static_cast<int64_t>(std::clamp(d, -1e15, 1e15)));
     return v;
   };
   std::vector<int64_t> starts = ints(1), ends = ints(2), axes = ints(3), steps = ints(4);
-  if (starts.empty() || starts.size() != ends.size()) return Unsupported(n, "starts/ends not constant");
+  if (starts.empty() || starts.size() != ends.size())
+    return Unsupported(n, "starts/ends not constant");
   if (axes.empty())
     for (size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
   Tensor current = *x;
@@ -740,7 +745,8 @@ Status Converter::Slice(const onnx::NodeProto& n) {
     const int64_t extent = SampleShape(current).dims[*axis];
     l.start = starts[i];
     l.end = std::min(ends[i], extent);
-    const std::string out = i + 1 == starts.size() ? n.output(0) : n.output(0) + "#" + std::to_string(i);
+    const std::string out =
+        i + 1 == starts.size() ? n.output(0) : n.output(0) + "#" + std::to_string(i);
     EPOCHCOST_RETURN_IF_ERROR(Emit(std::move(l), out, current.batch_axis));
     current = acts_.at(out);
   }
@@ -756,8 +762,7 @@ Status Converter::Split(const onnx::NodeProto& n) {
   if (const Constant* s = n.input_size() > 1 ? Const(n.input(1)) : nullptr; s && s->has_data())
     for (double v : s->data) sizes.push_back(static_cast<int64_t>(v));
   const int64_t extent = SampleShape(*x).dims[*axis];
-  if (sizes.empty())
-    sizes.assign(n.output_size(), extent / std::max(1, n.output_size()));
+  if (sizes.empty()) sizes.assign(n.output_size(), extent / std::max(1, n.output_size()));
   int64_t start = 0;
   for (int i = 0; i < n.output_size(); ++i) {
     LayerSpec l;
@@ -860,7 +865,8 @@ Result<Model> Converter::Run(const std::string& origin) {
     const auto& shape = in.type().tensor_type().shape();
     if (shape.dim_size() == 0)
       return Status::Unsupported(origin + ": graph input '" + in.name() + "' has no shape");
-    if (batch_symbol_.empty() && shape.dim(0).has_dim_param()) batch_symbol_ = shape.dim(0).dim_param();
+    if (batch_symbol_.empty() && shape.dim(0).has_dim_param())
+      batch_symbol_ = shape.dim(0).dim_param();
   }
   for (const auto& vi : g.value_info()) {
     std::vector<int64_t> dims;
@@ -917,11 +923,12 @@ Result<Model> Converter::Run(const std::string& origin) {
   if (layers_.empty()) return Status::InvalidArgument(origin + ": the graph has no layers");
   ModelInfo info;
   info.name = g.name().empty() ? "onnx_model" : g.name();
-  info.source = origin + " (ONNX, " + (model_.producer_name().empty() ? "unknown producer"
-                                                                       : model_.producer_name() +
-                                                                             " " +
-                                                                             model_.producer_version()) +
-                ", opset " + (model_.opset_import_size() ? std::to_string(model_.opset_import(0).version()) : "?") + ")";
+  info.source =
+      origin + " (ONNX, " +
+      (model_.producer_name().empty() ? "unknown producer"
+                                      : model_.producer_name() + " " + model_.producer_version()) +
+      ", opset " +
+      (model_.opset_import_size() ? std::to_string(model_.opset_import(0).version()) : "?") + ")";
   Result<Model> model = Model::Build(std::move(info), std::move(layers_));
   if (!model.ok()) return model.status().WithContext(origin);
   return model;

@@ -32,9 +32,9 @@ struct FeatureMap {
 Result<FeatureMap> Split(const LayerSpec& l, const Shape& s) {
   const int n = SpatialRank(l.kind);
   if (s.rank() != n + 1) {
-    const char* want = n == 1 ? (l.channels_first ? "(channels, steps)" : "(steps, channels)")
-                              : (l.channels_first ? "(channels, height, width)"
-                                                  : "(height, width, channels)");
+    const char* want =
+        n == 1 ? (l.channels_first ? "(channels, steps)" : "(steps, channels)")
+               : (l.channels_first ? "(channels, height, width)" : "(height, width, channels)");
     return Status::ShapeMismatch(Describe(l) + ": expects " + want + ", got " + s.ToString());
   }
   FeatureMap f;
@@ -80,7 +80,8 @@ Result<std::vector<int64_t>> Slide(const LayerSpec& l, const std::vector<int64_t
     const int64_t s = At(l.strides, i, IsPool(l.kind) ? k : 1);
     const int64_t d = At(l.dilation, i, 1);
     if (k <= 0 || s <= 0 || d <= 0)
-      return Status::InvalidArgument(Describe(l) + ": kernel, strides and dilation must be positive");
+      return Status::InvalidArgument(Describe(l) +
+                                     ": kernel, strides and dilation must be positive");
     const int64_t span = d * (k - 1) + 1;
     int64_t o = 0;
     switch (l.padding) {
@@ -203,7 +204,8 @@ Result<Shape> InferGlobalPool(const LayerSpec& l, const std::vector<Shape>& in) 
 
 LayerCounts CountGlobalPool(const LayerSpec& l, const std::vector<Shape>& in, const Shape&) {
   const double elements = static_cast<double>(in[0].elements());
-  const bool is_max = l.kind == LayerKind::kGlobalMaxPool1D || l.kind == LayerKind::kGlobalMaxPool2D;
+  const bool is_max =
+      l.kind == LayerKind::kGlobalMaxPool1D || l.kind == LayerKind::kGlobalMaxPool2D;
   LayerCounts c;
   c.fwd_flops = elements;
   c.bwd_data_flops = elements;

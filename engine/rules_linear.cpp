@@ -66,10 +66,9 @@ Result<Shape> InferMatMul(const LayerSpec& l, const std::vector<Shape>& in) {
   if (a.rank() < 2 || b.rank() < 2 || a.dims.back() != b.dims[b.rank() - 2])
     return Status::ShapeMismatch(Describe(l) + ": cannot multiply " + a.ToString() + " by " +
                                  b.ToString());
-  if (a.rank() != b.rank() ||
-      !std::equal(a.dims.begin(), a.dims.end() - 2, b.dims.begin()))
-    return Status::ShapeMismatch(Describe(l) + ": leading dimensions of " + a.ToString() +
-                                 " and " + b.ToString() + " differ");
+  if (a.rank() != b.rank() || !std::equal(a.dims.begin(), a.dims.end() - 2, b.dims.begin()))
+    return Status::ShapeMismatch(Describe(l) + ": leading dimensions of " + a.ToString() + " and " +
+                                 b.ToString() + " differ");
   Shape out = a;
   out.dims.back() = b.dims.back();
   return out;
@@ -97,7 +96,7 @@ LayerCounts CountEmbedding(const LayerSpec& l, const std::vector<Shape>&, const 
   LayerCounts c;
   c.trainable_params = l.vocab * l.units;
   c.bwd_weight_flops = static_cast<double>(out.elements());  // scatter-add of the output gradient
-  c.saves_inputs = true;                                      // the ids
+  c.saves_inputs = true;                                     // the ids
   return c;
 }
 
@@ -116,8 +115,9 @@ LayerCounts CountHighway(const LayerSpec& l, const std::vector<Shape>& in, const
   LayerCounts c;
   c.trainable_params = static_cast<int64_t>(layers * 2 * (d * d + d));
   const double per_layer_gemm = 2 * 2 * rows * d * d;  // two d x d products
-  const double gates = rows * d * (2 + ActivationFlops(Activation::kSigmoid) +
-                                   ActivationFlops(Activation::kRelu) + 4);
+  const double gates =
+      rows * d *
+      (2 + ActivationFlops(Activation::kSigmoid) + ActivationFlops(Activation::kRelu) + 4);
   c.fwd_flops = layers * (per_layer_gemm + gates);
   c.bwd_data_flops = layers * (per_layer_gemm + rows * d * 8);
   c.bwd_weight_flops = layers * (per_layer_gemm + 2 * rows * d);
@@ -147,10 +147,10 @@ LayerCounts CountAttention(const LayerSpec& l, const std::vector<Shape>& in, con
   const double bias = l.use_bias ? 4 * s * d : 0;
   LayerCounts c;
   c.trainable_params = static_cast<int64_t>(4 * d * d + (l.use_bias ? 4 * d : 0));
-  c.fwd_flops = 8 * s * d * d + 4 * s * s * d + ActivationFlops(Activation::kSoftmax) * h * s * s +
-                bias;
-  c.bwd_data_flops = 8 * s * d * d + 8 * s * s * d +
-                     ActivationBackwardFlops(Activation::kSoftmax) * h * s * s;
+  c.fwd_flops =
+      8 * s * d * d + 4 * s * s * d + ActivationFlops(Activation::kSoftmax) * h * s * s + bias;
+  c.bwd_data_flops =
+      8 * s * d * d + 8 * s * s * d + ActivationBackwardFlops(Activation::kSoftmax) * h * s * s;
   c.bwd_weight_flops = 8 * s * d * d + bias;
   c.saves_inputs = true;
   c.saved_elements = 4 * s * d + h * s * s;  // Q, K, V, context and the probabilities

@@ -32,10 +32,14 @@ Result<Shape> InferRnn(const LayerSpec& l, const std::vector<Shape>& in) {
   const int64_t t = in[0].dims[0];
   const int64_t dirs = l.bidirectional ? 2 : 1;
   switch (l.rnn_output) {
-    case RnnOutput::kLastState: return Shape{{dirs * l.units}};
-    case RnnOutput::kSequence: return Shape{{t, dirs * l.units}};
-    case RnnOutput::kOnnxY: return Shape{{t, dirs, l.units}};
-    case RnnOutput::kOnnxYh: return Shape{{dirs, l.units}};
+    case RnnOutput::kLastState:
+      return Shape{{dirs * l.units}};
+    case RnnOutput::kSequence:
+      return Shape{{t, dirs * l.units}};
+    case RnnOutput::kOnnxY:
+      return Shape{{t, dirs, l.units}};
+    case RnnOutput::kOnnxYh:
+      return Shape{{dirs, l.units}};
   }
   return Status::Internal(Describe(l) + ": unknown output mode");
 }

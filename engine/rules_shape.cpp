@@ -186,8 +186,7 @@ Result<Shape> InferSlice(const LayerSpec& l, const std::vector<Shape>& in) {
   const int64_t end = std::clamp<int64_t>(l.end < 0 ? l.end + extent : l.end, 0, extent);
   if (end <= start)
     return Status::ShapeMismatch(Describe(l) + ": slice [" + std::to_string(l.start) + ", " +
-                                 std::to_string(l.end) + ") of " + in[0].ToString() +
-                                 " is empty");
+                                 std::to_string(l.end) + ") of " + in[0].ToString() + " is empty");
   Shape out = in[0];
   out.dims[axis] = end - start;
   return out;

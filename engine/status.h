@@ -1,6 +1,6 @@
 // The result type used at every library boundary: a Status (ok, or a code with a one-line message a
-// user can act on) and Result<T> (a T or a non-ok Status). Both are [[nodiscard]]. Library code never
-// throws across its boundary and never asserts on user input.
+// user can act on) and Result<T> (a T or a non-ok Status). Both are [[nodiscard]]. Library code
+// never throws across its boundary and never asserts on user input.
 #ifndef EPOCHCOST_ENGINE_STATUS_H_
 #define EPOCHCOST_ENGINE_STATUS_H_
 
@@ -34,9 +34,7 @@ class [[nodiscard]] Status {
   static Status NotFound(std::string m) { return Error(StatusCode::kNotFound, std::move(m)); }
   static Status IoError(std::string m) { return Error(StatusCode::kIoError, std::move(m)); }
   static Status ParseError(std::string m) { return Error(StatusCode::kParseError, std::move(m)); }
-  static Status Unsupported(std::string m) {
-    return Error(StatusCode::kUnsupported, std::move(m));
-  }
+  static Status Unsupported(std::string m) { return Error(StatusCode::kUnsupported, std::move(m)); }
   static Status ShapeMismatch(std::string m) {
     return Error(StatusCode::kShapeMismatch, std::move(m));
   }
@@ -61,7 +59,7 @@ class [[nodiscard]] Status {
 template <typename T>
 class [[nodiscard]] Result {
  public:
-  Result(T value) : value_(std::move(value)) {}  // NOLINT: implicit by design
+  Result(T value) : value_(std::move(value)) {}         // NOLINT: implicit by design
   Result(Status status) : status_(std::move(status)) {  // NOLINT: implicit by design
     if (status_.ok()) status_ = Status::Internal("Result built from an ok Status without a value");
   }
@@ -84,10 +82,10 @@ class [[nodiscard]] Result {
 }  // namespace epochcost
 
 // Returns early from the enclosing function when `expr` (a Status) is not ok.
-#define EPOCHCOST_RETURN_IF_ERROR(expr)      \
-  do {                                       \
-    ::epochcost::Status _st = (expr);        \
-    if (!_st.ok()) return _st;               \
+#define EPOCHCOST_RETURN_IF_ERROR(expr) \
+  do {                                  \
+    ::epochcost::Status _st = (expr);   \
+    if (!_st.ok()) return _st;          \
   } while (0)
 
 #endif  // EPOCHCOST_ENGINE_STATUS_H_

@@ -34,9 +34,7 @@ struct Shape {
 };
 
 // Bytes of `elements` values of type `t`.
-inline Bytes BytesOf(double elements, DType t) {
-  return Bytes::FromBytes(elements * DTypeSize(t));
-}
+inline Bytes BytesOf(double elements, DType t) { return Bytes::FromBytes(elements * DTypeSize(t)); }
 
 }  // namespace epochcost
 

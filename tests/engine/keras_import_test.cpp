@@ -31,14 +31,17 @@ TEST(KerasImportTest, TfKerasBidirectionalLstm) {
   EXPECT_EQ(Params("bilstm_tfkeras2.json"), 2658945);
 }
 
-TEST(KerasImportTest, TfKerasCnnMatchesZoo) { EXPECT_EQ(Params("cifar10_cnn_tfkeras2.json"), 1250858); }
+TEST(KerasImportTest, TfKerasCnnMatchesZoo) {
+  EXPECT_EQ(Params("cifar10_cnn_tfkeras2.json"), 1250858);
+}
 
 TEST(KerasImportTest, ListsEveryUnsupportedLayer) {
   Result<Model> m = LoadModel(kDir + "unsupported_layers.json");
   ASSERT_FALSE(m.ok());
   EXPECT_EQ(m.status().message(),
-            kDir + "unsupported_layers.json: unsupported Keras layers: 'scale_by_two' (Lambda), "
-                   "'custom' (MyCustomLayer)");
+            kDir +
+                "unsupported_layers.json: unsupported Keras layers: 'scale_by_two' (Lambda), "
+                "'custom' (MyCustomLayer)");
 }
 
 TEST(KerasImportTest, MalformedInputs) {

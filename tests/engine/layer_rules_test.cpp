@@ -126,7 +126,8 @@ TEST(LayerRulesTest, KerasLstmAndPyTorchLstmBiases) {
   EXPECT_EQ(CountLayer(l, {in}, *out).trainable_params, 95232 + 512);
   // Forward: 40 steps x (2 x 4 x 128 x 185 MACs + 512 bias + 24 x 128 cell).
   l.bias_sets = 1;
-  EXPECT_DOUBLE_EQ(CountLayer(l, {in}, *out).fwd_flops, 40.0 * (2 * 4 * 128 * 185 + 512 + 24 * 128));
+  EXPECT_DOUBLE_EQ(CountLayer(l, {in}, *out).fwd_flops,
+                   40.0 * (2 * 4 * 128 * 185 + 512 + 24 * 128));
 }
 
 TEST(LayerRulesTest, BidirectionalSequenceAndGru) {

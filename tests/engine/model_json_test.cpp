@@ -42,8 +42,10 @@ TEST(ModelJsonTest, FieldErrorsNameTheLayerAndField) {
             "t.json: layers[1] ('emb').units: expected an integer or a \"$parameter\" reference");
   text = kTiny;
   text.replace(text.find("\"global_avg_pool1d\""), 19, "\"global_avg_pol\"");
-  EXPECT_NE(ParseModelJson(text, "t.json").status().message().find(
-                "t.json: layers[2] ('pool').kind: unknown layer kind 'global_avg_pol'"),
+  EXPECT_NE(ParseModelJson(text, "t.json")
+                .status()
+                .message()
+                .find("t.json: layers[2] ('pool').kind: unknown layer kind 'global_avg_pol'"),
             std::string::npos);
   text = kTiny;
   text.replace(text.find("\"units\": 1,"), 11, "\"unit\": 1,");
@@ -54,10 +56,9 @@ TEST(ModelJsonTest, FieldErrorsNameTheLayerAndField) {
 TEST(ModelJsonTest, RejectsOtherFormatsAndVersions) {
   EXPECT_EQ(ParseModelJson(R"({"layers": []})", "x.json").status().message(),
             "x.json: format: expected \"epochcost-model\"");
-  EXPECT_EQ(ParseModelJson(R"({"format": "epochcost-model", "version": 2})", "x.json")
-                .status()
-                .message(),
-            "x.json: version: only version 1 of the model format is known");
+  EXPECT_EQ(
+      ParseModelJson(R"({"format": "epochcost-model", "version": 2})", "x.json").status().message(),
+      "x.json: version: only version 1 of the model format is known");
 }
 
 }  // namespace

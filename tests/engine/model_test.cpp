@@ -23,15 +23,19 @@ LayerSpec Dense(const std::string& name, std::vector<std::string> inputs, int64_
   return l;
 }
 
-ModelInfo Info() { return ModelInfo{.name = "m"}; }
+ModelInfo Info() {
+  ModelInfo info;
+  info.name = "m";
+  return info;
+}
 
 TEST(ModelTest, KeepsDeclaredOrderWhenValid) {
   LayerSpec add;
   add.name = "sum";
   add.kind = LayerKind::kAdd;
   add.inputs = {"a", "b"};
-  Result<Model> m = Model::Build(Info(), {Input("x", {4}), Dense("a", {"x"}, 3),
-                                          Dense("b", {"x"}, 3), add});
+  Result<Model> m =
+      Model::Build(Info(), {Input("x", {4}), Dense("a", {"x"}, 3), Dense("b", {"x"}, 3), add});
   ASSERT_TRUE(m.ok()) << m.status().message();
   ASSERT_EQ(m->size(), 4);
   EXPECT_EQ(m->layer(3).name, "sum");
@@ -47,8 +51,8 @@ TEST(ModelTest, SortsLayersDeclaredBeforeTheirInputs) {
 }
 
 TEST(ModelTest, RejectsCycles) {
-  Result<Model> m = Model::Build(Info(), {Input("x", {4}), Dense("a", {"b"}, 4),
-                                          Dense("b", {"a"}, 4)});
+  Result<Model> m =
+      Model::Build(Info(), {Input("x", {4}), Dense("a", {"b"}, 4), Dense("b", {"a"}, 4)});
   ASSERT_FALSE(m.ok());
   EXPECT_NE(m.status().message().find("has a cycle through layers"), std::string::npos);
 }
@@ -71,8 +75,8 @@ TEST(ModelTest, ShapeMismatchNamesLayerAndShapes) {
   add.name = "sum";
   add.kind = LayerKind::kAdd;
   add.inputs = {"a", "b"};
-  Result<Model> m = Model::Build(Info(), {Input("x", {4}), Dense("a", {"x"}, 3),
-                                          Dense("b", {"x"}, 5), add});
+  Result<Model> m =
+      Model::Build(Info(), {Input("x", {4}), Dense("a", {"x"}, 3), Dense("b", {"x"}, 5), add});
   EXPECT_EQ(m.status().message(),
             "model 'm': layer 'sum' (add): input shapes (None, 3) and (None, 5) do not match");
 }

@@ -42,7 +42,8 @@ TEST(OnnxImportTest, PyTorchMnistCnnMatchesZoo) {
     Result<ModelReport> r = Analyze(m, {.batch = 1});
     double total = 0;
     for (const auto& l : r->layers)
-      if (l.kind == LayerKind::kConv2D || l.kind == LayerKind::kDense) total += l.bwd_weight.flops();
+      if (l.kind == LayerKind::kConv2D || l.kind == LayerKind::kDense)
+        total += l.bwd_weight.flops();
     return total;
   };
   EXPECT_DOUBLE_EQ(macs(*onnx), macs(*zoo));
@@ -81,8 +82,9 @@ TEST(OnnxImportTest, HeadsMergedWithTheBatchAreRefusedByName) {
   Result<Model> m = ImportOnnxFile(kDir + "small_encoder.onnx");
   ASSERT_FALSE(m.ok());
   EXPECT_EQ(m.status().message(),
-            kDir + "small_encoder.onnx: node '/enc/layers.0/self_attn/Mul_3' (Mul): arithmetic "
-                   "on the batch size");
+            kDir +
+                "small_encoder.onnx: node '/enc/layers.0/self_attn/Mul_3' (Mul): arithmetic "
+                "on the batch size");
 }
 
 // A graph x[N, 3, 4] -> Reshape(x, Concat(Unsqueeze(Gather(Shape(x), 0)), [-1])) -> Foo -> Bar.
@@ -109,8 +111,8 @@ onnx::ModelProto Graph(bool with_unknown_ops) {
   int_const("zero", {0}, true);
   int_const("axes0", {0}, false);
   int_const("minus_one", {-1}, false);
-  auto node = [&](const std::string& op, const std::string& name,
-                  std::vector<std::string> in, std::string out) {
+  auto node = [&](const std::string& op, const std::string& name, std::vector<std::string> in,
+                  std::string out) {
     onnx::NodeProto* n = g->add_node();
     n->set_op_type(op);
     n->set_name(name);

@@ -19,7 +19,7 @@ IMAGENET = dict(optimizer="sgd", batch=32, samples=1281167, val_samples=50000)
 
 def mnist_mlp():
     m = ModelBuilder("mnist_mlp", KERAS_BENCH % "mnist_mlp",
-                     "MLP on flattened MNIST: 784-512-512-10, dropout 0.2; 669,706 parameters",
+                     "MLP on flattened MNIST: 784-512-512-10, dropout 0.2",
                      dict(optimizer="rmsprop", batch=128, samples=60000, val_samples=10000))
     m.add("input", shape=[784])
     m.add("dense", units=512, activation="relu")
@@ -33,7 +33,7 @@ def mnist_mlp():
 
 def mnist_cnn():
     m = ModelBuilder("mnist_cnn", KERAS_BENCH % "mnist_cnn",
-                     "Two 3x3 convolutions, max pooling, dense 128 on MNIST; 1,199,882 parameters",
+                     "Two 3x3 convolutions, max pooling, dense 128 on MNIST",
                      dict(optimizer="adadelta", batch=128, samples=60000, val_samples=10000))
     m.add("input", shape=[28, 28, 1])
     m.add("conv2d", filters=32, kernel=[3, 3], activation="relu")
@@ -50,8 +50,7 @@ def mnist_cnn():
 
 def cifar10_cnn():
     m = ModelBuilder("cifar10_cnn", KERAS_BENCH % "cifar10_cnn",
-                     "Four 3x3 convolutions, two poolings, dense 512 on CIFAR-10; 1,250,858 "
-                     "parameters; 1562 steps of 32 per epoch (augmented generator)",
+                     "Four 3x3 convolutions, two poolings, dense 512 on CIFAR-10; 1562 steps of 32 per epoch (augmented generator)",
                      dict(optimizer="rmsprop", batch=32, samples=49984, val_samples=10000))
     m.add("input", shape=[32, 32, 3])
     m.add("conv2d", filters=32, kernel=[3, 3], padding="same", activation="relu")
@@ -87,8 +86,7 @@ def imdb_fasttext():
 
 def imdb_bidirectional_lstm():
     m = ModelBuilder("imdb_bidirectional_lstm", KERAS_BENCH % "imdb_bidirectional_lstm",
-                     "Embedding(20000, 128), Bidirectional(LSTM(64)), dropout, one sigmoid unit; "
-                     "2,658,945 parameters",
+                     "Embedding(20000, 128), Bidirectional(LSTM(64)), dropout, one sigmoid unit",
                      dict(optimizer="adam", batch=32, samples=25000, val_samples=25000))
     m.add("input", shape=[100], dtype="int32")
     m.add("embedding", vocab=20000, units=128)
@@ -102,7 +100,7 @@ def imdb_bidirectional_lstm():
 def lstm_text_generation():
     m = ModelBuilder("lstm_text_generation", KERAS_BENCH % "lstm_text_generation",
                      "LSTM(128) over one-hot Nietzsche characters (40 x 57), dense 57, softmax; "
-                     "102,585 parameters; 200,285 sequences per epoch",
+                     "200,285 sequences per epoch",
                      dict(optimizer="rmsprop", batch=128, samples=200285, val_samples=0))
     m.add("input", shape=[40, 57])
     m.add("lstm", units=128, output="last")
@@ -115,8 +113,7 @@ def lstm_text_generation():
 def text_generator_keras():
     m = ModelBuilder("text_generator_keras", KERAS_BENCH % "text_generator_keras",
                      "Embedding(57, 300), LSTM(128), an auxiliary softmax head and a main head "
-                     "512-BN-ReLU-256-BN-ReLU-57; two losses weighted 1.0 and 0.2; 458,430 "
-                     "parameters",
+                     "512-BN-ReLU-256-BN-ReLU-57; two losses weighted 1.0 and 0.2",
                      dict(optimizer="adam", batch=128, samples=200285, val_samples=0))
     m.add("input", name="input", shape=[40], dtype="int32")
     m.add("embedding", vocab=57, units=300)
@@ -140,7 +137,7 @@ def lstm_char_cnn():
         "mkroutikov/tf-lstm-char-cnn train.py defaults at fb557d1 (Kim et al. LSTM-Char-Large), "
         "as in ../shared/validation/published-models.md section 3",
         "Character CNN (widths 1-7, 1,100 filters) + 2 highway + 2 x LSTM(650) + softmax over "
-        "10,000 words, unrolled 35 steps, words 21 characters wide; 19,367,965 parameters",
+        "10,000 words, unrolled 35 steps, words 21 characters wide",
         dict(optimizer="sgd", batch=20, samples=26540, val_samples=0))
     m.add("input", name="chars", shape=[35, 21], dtype="int32")
     m.add("embedding", name="char_embedding", vocab=51, units=15)
@@ -167,7 +164,7 @@ def lstm_char_cnn():
 
 def vgg16():
     m = ModelBuilder("vgg16", "keras.applications.vgg16.VGG16(include_top=True)",
-                     "VGG16 at 224x224 with the 1000-class top; 138,357,544 parameters",
+                     "VGG16 at 224x224 with the 1000-class top",
                      IMAGENET)
     m.add("input", shape=[224, 224, 3])
     for block, (filters, convs) in enumerate([(64, 2), (128, 2), (256, 3), (512, 3), (512, 3)]):
@@ -183,12 +180,11 @@ def vgg16():
     return m
 
 
-def resnet(name, blocks, count):
+def resnet(name, blocks):
     m = ModelBuilder(name, "keras.applications.resnet.%s(include_top=True) (keras/applications/"
                      "resnet.py: stack1/block1, biased convolutions)" % name.replace(
                          "resnet", "ResNet"),
-                     "ResNet v1 bottleneck network at 224x224 with the 1000-class top; %s "
-                     "parameters" % count, IMAGENET)
+                     "ResNet v1 bottleneck network at 224x224 with the 1000-class top", IMAGENET)
     m.add("input", name="input", shape=[224, 224, 3])
     m.add("zero_padding2d", name="conv1_pad", pads=[3, 3, 3, 3])
     m.add("conv2d", name="conv1_conv", filters=64, kernel=[7, 7], strides=[2, 2])
@@ -244,8 +240,7 @@ def make_divisible(v, divisor=8):
 def mobilenet_v2():
     m = ModelBuilder("mobilenet_v2", "keras.applications.mobilenet_v2.MobileNetV2(alpha=1.0, "
                      "include_top=True) (keras/applications/mobilenet_v2.py)",
-                     "MobileNetV2 at 224x224, alpha 1.0, with the 1000-class top; 3,538,984 "
-                     "parameters", IMAGENET)
+                     "MobileNetV2 at 224x224, alpha 1.0, with the 1000-class top", IMAGENET)
     m.add("input", name="input", shape=[224, 224, 3])
     m.add("zero_padding2d", name="Conv1_pad", pads=correct_pad(224, 3))
     m.add("conv2d", name="Conv1", filters=32, kernel=[3, 3], strides=[2, 2], use_bias=False)
@@ -296,13 +291,12 @@ def mobilenet_v2():
     return m
 
 
-def nasnet(name, size, penultimate_filters, num_blocks, stem_filters, skip_reduction, count):
+def nasnet(name, size, penultimate_filters, num_blocks, stem_filters, skip_reduction):
     """keras/applications/nasnet.py, NASNet-A with the 1000-class top."""
     m = ModelBuilder(name, "keras.applications.nasnet.%s(include_top=True) "
                      "(keras/applications/nasnet.py)" % (
                          "NASNetLarge" if size == 331 else "NASNetMobile"),
-                     "NASNet-A at %dx%d with the 1000-class top; %s parameters" % (
-                         size, size, count), IMAGENET)
+                     "NASNet-A at %dx%d with the 1000-class top" % (size, size), IMAGENET)
     shapes = {}  # layer name -> (spatial extent, channels)
 
     def add(kind, extent, channels, **kw):
@@ -448,9 +442,9 @@ def bert_base():
     m = ModelBuilder("bert_base", "Hugging Face transformers BertModel(bert-base-uncased config: "
                      "vocab 30522, 12 layers, hidden 768, 12 heads, intermediate 3072, 512 "
                      "positions), pooler included",
-                     "BERT-base encoder with pooler; 109,482,240 parameters. The loss on the "
-                     "pooled output stands in for a task head (a k-class head adds 769k "
-                     "parameters); sequence length is --param seq_len=N",
+                     "BERT-base encoder with pooler. The loss on the "
+                     "pooled output stands in for a task head (a k-class head adds "
+                     "769k parameters); sequence length is --param seq_len=N",
                      dict(optimizer="adam", batch=32, samples=0, val_samples=0),
                      parameters={"seq_len": 128})
     m.add("input", name="input_ids", shape=["$seq_len"], dtype="int32")
@@ -475,7 +469,7 @@ def bert_base():
 def gpt2_small():
     m = ModelBuilder("gpt2_small", "Hugging Face transformers GPT2LMHeadModel(gpt2 config: vocab "
                      "50257, 1024 positions, 12 layers, 768 wide, 12 heads), LM head tied to wte",
-                     "GPT-2 small language model; 124,439,808 parameters (the LM head shares the "
+                     "GPT-2 small language model (the LM head shares the "
                      "token embedding); sequence length is --param seq_len=N",
                      dict(optimizer="adam", batch=8, samples=0, val_samples=0),
                      parameters={"seq_len": 1024})
@@ -496,8 +490,8 @@ def gpt2_small():
 def vit_b16():
     m = ModelBuilder("vit_b16", "torchvision.models.vit_b_16() (torchvision/models/"
                      "vision_transformer.py), 1000-class head",
-                     "ViT-B/16 at 224x224: 16x16 patches, 12 layers, 768 wide, 12 heads; "
-                     "86,567,656 parameters", IMAGENET)
+                     "ViT-B/16 at 224x224: 16x16 patches, 12 layers, 768 wide, 12 heads",
+                     IMAGENET)
     m.add("input", name="input", shape=[3, 224, 224])
     m.add("conv2d", name="conv_proj", filters=768, kernel=[16, 16], strides=[16, 16],
           channels_first=True)
@@ -520,11 +514,11 @@ def vit_b16():
 MODELS = [
     mnist_mlp, mnist_cnn, cifar10_cnn, imdb_fasttext, imdb_bidirectional_lstm,
     lstm_text_generation, text_generator_keras, lstm_char_cnn, vgg16,
-    lambda: resnet("resnet50", [3, 4, 6, 3], "25,636,712"),
-    lambda: resnet("resnet152", [3, 8, 36, 3], "60,419,944"),
+    lambda: resnet("resnet50", [3, 4, 6, 3]),
+    lambda: resnet("resnet152", [3, 8, 36, 3]),
     mobilenet_v2,
-    lambda: nasnet("nasnet_mobile", 224, 1056, 4, 32, False, "5,326,716"),
-    lambda: nasnet("nasnet_large", 331, 4032, 6, 96, True, "88,949,818"),
+    lambda: nasnet("nasnet_mobile", 224, 1056, 4, 32, False),
+    lambda: nasnet("nasnet_large", 331, 4032, 6, 96, True),
     bert_base, gpt2_small, vit_b16,
 ]
 

@@ -1,0 +1,31 @@
+#!/usr/bin/env bash
+# Runs one golden case: tests/golden/cases/NAME.test starts with
+#   # RUN: ARGS...      (the epochcost command line, without the program name)
+#   # EXIT: N           (the expected exit status)
+# and continues with the expected stdout+stderr, byte for byte. Usage: run.sh EPOCHCOST CASE [--update]
+set -euo pipefail
+bin=$1 case=$2 mode=${3:-}
+args=$(sed -n 's/^# RUN: //p' "$case" | head -n 1)
+want_exit=$(sed -n 's/^# EXIT: //p' "$case" | head -n 1)
+[ -n "$args" ] || { echo "$case: no '# RUN:' line" >&2; exit 2; }
+actual=$(mktemp)
+trap 'rm -f "$actual"' EXIT
+set +e
+eval "\"$bin\" $args" >"$actual" 2>&1
+got_exit=$?
+set -e
+if [ "$mode" = "--update" ]; then
+  { echo "# RUN: $args"; echo "# EXIT: $got_exit"; cat "$actual"; } >"$case.new"
+  mv "$case.new" "$case"
+  exit 0
+fi
+expected=$(mktemp)
+trap 'rm -f "$actual" "$expected"' EXIT
+sed '1,2d' "$case" >"$expected"
+status=0
+if [ "$got_exit" != "$want_exit" ]; then
+  echo "exit status $got_exit, expected $want_exit" >&2
+  status=1
+fi
+if ! diff -u "$expected" "$actual" >&2; then status=1; fi
+exit $status
