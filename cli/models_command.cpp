@@ -77,6 +77,7 @@ int Show(const ShowOptions& o) {
 void RegisterModelsCommand(CLI::App& app, CommandFn* run) {
   CLI::App* models = app.add_subcommand("models", "List the zoo and show a model's layers");
   models->require_subcommand(1);
+  models->footer("Examples:\n  epochcost models list\n  epochcost models show resnet50 --batch 32");
 
   CLI::App* list = models->add_subcommand("list", "List the built-in zoo models");
   list->footer("Example:\n  epochcost models list");

@@ -75,58 +75,40 @@ LayerCounts CountLayer(const LayerSpec& layer, const std::vector<Shape>& inputs,
   return RuleFor(layer.kind).count(layer, inputs, out);
 }
 
-double ActivationFlops(Activation a) {
-  switch (a) {
-    case Activation::kLinear:
-      return 0;
-    case Activation::kRelu:
-      return 1;
-    case Activation::kRelu6:
-      return 2;
-    case Activation::kHardSigmoid:
-      return 3;
-    case Activation::kTanh:
-      return 4;
-    case Activation::kSigmoid:
-      return 4;
-    case Activation::kSoftmax:
-      return 5;  // max, subtract, exp, sum, divide
-    case Activation::kSwish:
-      return 5;
-    case Activation::kGelu:
-      return 8;
-  }
-  return 0;
+namespace {
+
+// FLOPs per element of each activation, forward and backward, and whether its backward pass reads
+// its output (otherwise, for gelu and swish, it reads its input).
+struct ActivationCost {
+  Activation activation;
+  double fwd;
+  double bwd;
+  bool needs_output;
+};
+
+constexpr std::array<ActivationCost, 9> kActivationCosts = {{
+    {Activation::kLinear, 0, 0, false},
+    {Activation::kRelu, 1, 1, true},
+    {Activation::kRelu6, 2, 2, true},
+    {Activation::kHardSigmoid, 3, 2, true},
+    {Activation::kTanh, 4, 3, true},     // dy * (1 - y^2)
+    {Activation::kSigmoid, 4, 3, true},  // dy * y * (1 - y)
+    {Activation::kSoftmax, 5, 4, true},  // max, subtract, exp, sum, divide; y * (dy - sum(dy y))
+    {Activation::kSwish, 5, 6, false},
+    {Activation::kGelu, 8, 10, false},
+}};
+
+const ActivationCost& CostOf(Activation a) {
+  for (const ActivationCost& c : kActivationCosts)
+    if (c.activation == a) return c;
+  return kActivationCosts[0];
 }
 
-double ActivationBackwardFlops(Activation a) {
-  switch (a) {
-    case Activation::kLinear:
-      return 0;
-    case Activation::kRelu:
-      return 1;
-    case Activation::kRelu6:
-      return 2;
-    case Activation::kHardSigmoid:
-      return 2;
-    case Activation::kTanh:
-      return 3;  // dy * (1 - y^2)
-    case Activation::kSigmoid:
-      return 3;  // dy * y * (1 - y)
-    case Activation::kSoftmax:
-      return 4;  // y * (dy - sum(dy * y))
-    case Activation::kSwish:
-      return 6;
-    case Activation::kGelu:
-      return 10;
-  }
-  return 0;
-}
+}  // namespace
 
-bool ActivationNeedsOutput(Activation a) {
-  return a == Activation::kRelu || a == Activation::kRelu6 || a == Activation::kTanh ||
-         a == Activation::kSigmoid || a == Activation::kSoftmax || a == Activation::kHardSigmoid;
-}
+double ActivationFlops(Activation a) { return CostOf(a).fwd; }
+double ActivationBackwardFlops(Activation a) { return CostOf(a).bwd; }
+bool ActivationNeedsOutput(Activation a) { return CostOf(a).needs_output; }
 
 namespace rules {
 
