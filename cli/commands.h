@@ -19,6 +19,7 @@ inline constexpr int kExitUsage = 2;
 using CommandFn = std::function<int()>;
 
 void RegisterModelsCommand(CLI::App& app, CommandFn* run);
+void RegisterCatalogCommand(CLI::App& app, CommandFn* run);
 
 // Prints "epochcost: error: MESSAGE" on stderr and returns kExitError.
 int ReportError(const Status& status);

@@ -15,7 +15,7 @@ int ReportError(const Status& status) {
 namespace {
 
 using RegisterFn = void (*)(CLI::App&, CommandFn*);
-constexpr std::array<RegisterFn, 1> kCommands = {RegisterModelsCommand};
+constexpr std::array<RegisterFn, 2> kCommands = {RegisterModelsCommand, RegisterCatalogCommand};
 
 int Main(int argc, char** argv) {
   CLI::App app{

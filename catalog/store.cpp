@@ -1,0 +1,342 @@
+#include "catalog/store.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <map>
+#include <tuple>
+
+#include "catalog/csv.h"
+#include "catalog/importers.h"
+#include "catalog/sqlite.h"
+
+namespace epochcost {
+// Generated from data/catalog (scripts/embed_files.cmake).
+const std::vector<std::pair<std::string_view, std::string_view>>& CatalogSeedFiles();
+}  // namespace epochcost
+
+namespace epochcost::catalog {
+namespace {
+
+constexpr const char* kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS instances(
+  provider TEXT NOT NULL, name TEXT NOT NULL,
+  vcpus REAL NOT NULL, memory_gib REAL NOT NULL, cpu_family TEXT NOT NULL,
+  gpu TEXT NOT NULL, gpu_count REAL NOT NULL, gpu_memory_gib REAL NOT NULL,
+  arch TEXT NOT NULL, attachable INTEGER NOT NULL,
+  PRIMARY KEY(provider, name));
+CREATE TABLE IF NOT EXISTS prices(
+  provider TEXT NOT NULL, instance TEXT NOT NULL, region TEXT NOT NULL, zone TEXT NOT NULL,
+  kind TEXT NOT NULL CHECK(kind IN ('on_demand', 'preemptible', 'spot')),
+  usd_per_hour REAL NOT NULL CHECK(usd_per_hour >= 0),
+  observed_at TEXT NOT NULL, source TEXT NOT NULL,
+  PRIMARY KEY(provider, instance, region, zone, kind, observed_at),
+  FOREIGN KEY(provider, instance) REFERENCES instances(provider, name));
+)sql";
+
+constexpr const char* kInstanceColumns =
+    "i.provider, i.name, i.vcpus, i.memory_gib, i.cpu_family, i.gpu, i.gpu_count, "
+    "i.gpu_memory_gib, i.arch, i.attachable";
+
+InstanceType ReadInstance(const Statement& s, int first) {
+  InstanceType i;
+  i.provider = s.Text(first);
+  i.name = s.Text(first + 1);
+  i.vcpus = s.Double(first + 2);
+  i.memory_gib = s.Double(first + 3);
+  i.cpu_family = s.Text(first + 4);
+  i.gpu = s.Text(first + 5);
+  i.gpu_count = s.Double(first + 6);
+  i.gpu_memory_gib = s.Double(first + 7);
+  i.arch = s.Text(first + 8);
+  i.attachable = s.Int(first + 9) != 0;
+  return i;
+}
+
+std::string_view SeedFile(std::string_view stem) {
+  for (const auto& [name, text] : CatalogSeedFiles())
+    if (name == stem) return text;
+  return {};
+}
+
+// "n1-standard-1+K80" or "n1-standard-8+V100x4": a GCE host with GPUs attached.
+Offer Compose(const Offer& host, const Offer& gpu) {
+  Offer o = host;
+  char count[32];
+  std::snprintf(count, sizeof count, "%g", gpu.instance.gpu_count);
+  o.instance.name = host.instance.name + "+" + gpu.instance.gpu +
+                    (gpu.instance.gpu_count == 1 ? "" : std::string("x") + count);
+  o.instance.gpu = gpu.instance.gpu;
+  o.instance.gpu_count = gpu.instance.gpu_count;
+  o.instance.gpu_memory_gib = gpu.instance.gpu_memory_gib;
+  o.price = host.price + gpu.price;
+  o.observed_at = std::max(host.observed_at, gpu.observed_at);
+  o.source = host.source == gpu.source ? host.source : host.source + " + " + gpu.source;
+  return o;
+}
+
+}  // namespace
+
+const std::vector<GpuHostLimit>& GcpGpuHostLimits() {
+  static const std::vector<GpuHostLimit> limits = [] {
+    std::vector<GpuHostLimit> out;
+    Result<CsvTable> t = CsvTable::Parse(SeedFile("gcp-gpu-hosts"), "gcp-gpu-hosts.csv");
+    if (!t.ok()) return out;
+    for (const CsvRecord& r : t->records())
+      out.push_back({r.fields[0], std::atof(r.fields[1].c_str()), std::atof(r.fields[2].c_str())});
+    return out;
+  }();
+  return limits;
+}
+
+CatalogStore::CatalogStore(std::unique_ptr<Database> db) : db_(std::move(db)) {}
+CatalogStore::~CatalogStore() = default;
+
+std::string CatalogStore::DefaultPath() {
+  if (const char* env = std::getenv("EPOCHCOST_CATALOG"); env && *env) return env;
+  std::filesystem::path dir;
+  if (const char* xdg = std::getenv("XDG_DATA_HOME"); xdg && *xdg)
+    dir = xdg;
+  else if (const char* home = std::getenv("HOME"); home && *home)
+    dir = std::filesystem::path(home) / ".local" / "share";
+  else
+    dir = ".";
+  return (dir / "epochcost" / "catalog.sqlite").string();
+}
+
+Result<std::unique_ptr<CatalogStore>> CatalogStore::Open(const std::string& path) {
+  std::error_code ec;
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  if (ec) return Status::IoError(parent.string() + ": cannot create directory: " + ec.message());
+  Result<std::unique_ptr<Database>> db = Database::Open(path);
+  if (!db.ok()) return db.status();
+  std::unique_ptr<CatalogStore> store(new CatalogStore(std::move(*db)));
+  EPOCHCOST_RETURN_IF_ERROR(store->CreateSchema());
+  EPOCHCOST_RETURN_IF_ERROR(store->SeedIfNew());
+  return store;
+}
+
+Status CatalogStore::CreateSchema() { return db_->Exec(kSchema); }
+
+Status CatalogStore::SeedIfNew() {
+  Result<Statement> q = db_->Prepare("SELECT value FROM meta WHERE key = 'seeded'");
+  if (!q.ok()) return q.status();
+  Result<bool> row = q->Step();
+  if (!row.ok()) return row.status();
+  if (*row) return Status::Ok();
+
+  ImportBatch all;
+  Result<CsvTable> manifest = CsvTable::Parse(SeedFile("seed"), "data/catalog/seed.csv");
+  if (!manifest.ok()) return manifest.status();
+  for (const CsvRecord& r : manifest->records()) {
+    const std::string origin = "data/catalog/" + r.fields[0] + ".csv";
+    Result<ImporterFn> importer = FindImporter(r.fields[1]);
+    if (!importer.ok()) return importer.status().WithContext(origin);
+    ImportOptions options{.observed_at = r.fields[3], .cloud = r.fields[2], .skip_bad = false};
+    Result<ImportBatch> batch = (*importer)(SeedFile(r.fields[0]), origin, options);
+    if (!batch.ok()) return batch.status();
+    for (auto& i : batch->instances) all.instances.push_back(std::move(i));
+    for (auto& p : batch->prices) all.prices.push_back(std::move(p));
+  }
+  Result<ImportSummary> s = Import(all, false);
+  if (!s.ok()) return s.status().WithContext("seeding the catalog");
+  return db_->Exec("INSERT OR REPLACE INTO meta VALUES('seeded', '1')");
+}
+
+Result<ImportSummary> CatalogStore::Import(const ImportBatch& batch, bool dry_run) {
+  Result<std::unique_ptr<Transaction>> tx = Transaction::Begin(*db_);
+  if (!tx.ok()) return tx.status();
+  ImportSummary summary;
+
+  Result<Statement> find_instance =
+      db_->Prepare("SELECT 1 FROM instances WHERE provider = ?1 AND name = ?2");
+  Result<Statement> put_instance = db_->Prepare(
+      "INSERT INTO instances VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) "
+      "ON CONFLICT(provider, name) DO UPDATE SET vcpus = ?3, memory_gib = ?4, "
+      "cpu_family = CASE WHEN ?5 = '' THEN cpu_family ELSE ?5 END, gpu = ?6, gpu_count = ?7, "
+      "gpu_memory_gib = ?8, arch = CASE WHEN ?9 = '' THEN arch ELSE ?9 END, attachable = ?10");
+  if (!find_instance.ok()) return find_instance.status();
+  if (!put_instance.ok()) return put_instance.status();
+  for (const InstanceType& i : batch.instances) {
+    find_instance->Bind(1, i.provider).Bind(2, i.name);
+    Result<bool> exists = find_instance->Step();
+    find_instance->Reset();
+    if (!exists.ok()) return exists.status();
+    if (!*exists) ++summary.instances_added;
+    put_instance->Bind(1, i.provider).Bind(2, i.name).Bind(3, i.vcpus).Bind(4, i.memory_gib);
+    put_instance->Bind(5, i.cpu_family).Bind(6, i.gpu).Bind(7, i.gpu_count);
+    put_instance->Bind(8, i.gpu_memory_gib).Bind(9, i.arch).Bind(10, int64_t{i.attachable});
+    EPOCHCOST_RETURN_IF_ERROR(put_instance->Run());
+  }
+
+  // One observation per key: the last of a file wins (AWS repeats regional prices per zone).
+  using Key = std::tuple<std::string, std::string, std::string, std::string, PriceKind, std::string>;
+  std::map<Key, const PriceObservation*> latest;
+  for (const PriceObservation& p : batch.prices)
+    latest[{p.provider, p.instance, p.region, p.zone, p.kind, p.observed_at}] = &p;
+
+  Result<Statement> get_price = db_->Prepare(
+      "SELECT usd_per_hour FROM prices WHERE provider = ?1 AND instance = ?2 AND region = ?3 "
+      "AND zone = ?4 AND kind = ?5 AND observed_at = ?6");
+  Result<Statement> put_price = db_->Prepare(
+      "INSERT INTO prices VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8) ON CONFLICT DO UPDATE SET "
+      "usd_per_hour = ?6, source = ?8");
+  if (!get_price.ok()) return get_price.status();
+  if (!put_price.ok()) return put_price.status();
+  for (const auto& [key, p] : latest) {
+    find_instance->Bind(1, p->provider).Bind(2, p->instance);
+    Result<bool> known = find_instance->Step();
+    find_instance->Reset();
+    if (!known.ok()) return known.status();
+    if (!*known)
+      return Status::NotFound(p->source + ": instance '" + p->instance + "' of " + p->provider +
+                              " is not in the catalog; import its hardware first (--format "
+                              "instances)");
+    const std::string kind(PriceKindName(p->kind));
+    get_price->Bind(1, p->provider).Bind(2, p->instance).Bind(3, p->region).Bind(4, p->zone);
+    get_price->Bind(5, kind).Bind(6, p->observed_at);
+    Result<bool> found = get_price->Step();
+    if (!found.ok()) return found.status();
+    const double old = *found ? get_price->Double(0) : -1;
+    get_price->Reset();
+    if (!*found) {
+      ++summary.prices_added;
+    } else if (old != p->price.dollars_per_hour()) {
+      ++summary.prices_changed;
+    } else {
+      ++summary.prices_unchanged;
+      continue;
+    }
+    put_price->Bind(1, p->provider).Bind(2, p->instance).Bind(3, p->region).Bind(4, p->zone);
+    put_price->Bind(5, kind).Bind(6, p->price.dollars_per_hour()).Bind(7, p->observed_at);
+    put_price->Bind(8, p->source);
+    EPOCHCOST_RETURN_IF_ERROR(put_price->Run());
+  }
+  if (dry_run) return summary;  // the transaction rolls back
+  EPOCHCOST_RETURN_IF_ERROR((*tx)->Commit());
+  return summary;
+}
+
+Result<std::vector<Offer>> CatalogStore::Offers(const OfferFilter& f) const {
+  if (!f.as_of.empty()) EPOCHCOST_RETURN_IF_ERROR(CheckDate(f.as_of).WithContext("--as-of"));
+  const std::string sql =
+      std::string("SELECT p.region, p.zone, p.kind, p.usd_per_hour, p.observed_at, p.source, ") +
+      kInstanceColumns +
+      " FROM prices p JOIN instances i ON i.provider = p.provider AND i.name = p.instance "
+      "WHERE (?1 = '' OR p.provider = ?1) AND (?2 = '' OR p.region = ?2) "
+      "AND (?3 = '' OR p.kind = ?3) AND p.observed_at = (SELECT MAX(q.observed_at) FROM prices q "
+      "WHERE q.provider = p.provider AND q.instance = p.instance AND q.region = p.region AND "
+      "q.zone = p.zone AND q.kind = p.kind AND (?4 = '' OR q.observed_at <= ?4)) "
+      "ORDER BY p.provider, p.instance, p.region, p.zone, p.kind";
+  Result<Statement> q = db_->Prepare(sql);
+  if (!q.ok()) return q.status();
+  q->Bind(1, f.cloud).Bind(2, f.region);
+  q->Bind(3, f.kind ? std::string(PriceKindName(*f.kind)) : std::string());
+  q->Bind(4, f.as_of);
+  std::vector<Offer> rows;
+  for (;;) {
+    Result<bool> row = q->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    Offer o;
+    o.region = q->Text(0);
+    o.zone = q->Text(1);
+    o.kind = *ParsePriceKind(q->Text(2));
+    o.price = UsdPerHour::FromDollarsPerHour(q->Double(3));
+    o.observed_at = q->Text(4);
+    o.source = q->Text(5);
+    o.instance = ReadInstance(*q, 6);
+    rows.push_back(std::move(o));
+  }
+
+  // GCE GPUs are sold attached to an N1 host in the same zone, within a vCPU limit per count.
+  std::map<std::tuple<std::string, std::string, PriceKind>, std::vector<const Offer*>> hosts;
+  for (const Offer& o : rows)
+    if (o.instance.provider == "gcp" && o.instance.name.rfind("n1-", 0) == 0)
+      hosts[{o.region, o.zone, o.kind}].push_back(&o);
+  std::vector<Offer> offers;
+  for (const Offer& o : rows) {
+    if (!o.instance.attachable) {
+      offers.push_back(o);
+      continue;
+    }
+    double max_vcpus = 0;
+    for (const GpuHostLimit& l : GcpGpuHostLimits())
+      if (l.gpu == o.instance.gpu && l.count == o.instance.gpu_count) max_vcpus = l.max_vcpus;
+    for (const Offer* h : hosts[{o.region, o.zone, o.kind}])
+      if (h->instance.vcpus <= max_vcpus) offers.push_back(Compose(*h, o));
+  }
+  std::erase_if(offers, [&](const Offer& o) {
+    if (!f.instance.empty() && o.instance.name != f.instance) return true;
+    if (o.instance.vcpus < f.min_vcpus) return true;
+    if (f.gpu == "none") return !o.instance.gpu.empty();
+    return !f.gpu.empty() && o.instance.gpu != f.gpu;
+  });
+  return offers;
+}
+
+Result<std::optional<InstanceType>> CatalogStore::FindInstance(const std::string& provider,
+                                                               const std::string& name) const {
+  Result<Statement> q = db_->Prepare(std::string("SELECT ") + kInstanceColumns +
+                                     " FROM instances i WHERE i.provider = ?1 AND i.name = ?2");
+  if (!q.ok()) return q.status();
+  q->Bind(1, provider).Bind(2, name);
+  Result<bool> row = q->Step();
+  if (!row.ok()) return row.status();
+  if (!*row) return std::optional<InstanceType>();
+  return std::optional<InstanceType>(ReadInstance(*q, 0));
+}
+
+Result<std::vector<PriceObservation>> CatalogStore::History(const std::string& provider,
+                                                            const std::string& instance,
+                                                            const std::string& region,
+                                                            std::optional<PriceKind> kind) const {
+  Result<Statement> q = db_->Prepare(
+      "SELECT provider, instance, region, zone, kind, usd_per_hour, observed_at, source FROM "
+      "prices WHERE (?1 = '' OR provider = ?1) AND (?2 = '' OR instance = ?2) AND "
+      "(?3 = '' OR region = ?3) AND (?4 = '' OR kind = ?4) "
+      "ORDER BY provider, instance, region, zone, kind, observed_at");
+  if (!q.ok()) return q.status();
+  q->Bind(1, provider).Bind(2, instance).Bind(3, region);
+  q->Bind(4, kind ? std::string(PriceKindName(*kind)) : std::string());
+  std::vector<PriceObservation> out;
+  for (;;) {
+    Result<bool> row = q->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    PriceObservation p;
+    p.provider = q->Text(0);
+    p.instance = q->Text(1);
+    p.region = q->Text(2);
+    p.zone = q->Text(3);
+    p.kind = *ParsePriceKind(q->Text(4));
+    p.price = UsdPerHour::FromDollarsPerHour(q->Double(5));
+    p.observed_at = q->Text(6);
+    p.source = q->Text(7);
+    out.push_back(std::move(p));
+  }
+  return out;
+}
+
+Result<std::vector<PriceObservation>> CatalogStore::AllPrices() const {
+  return History("", "", "", std::nullopt);
+}
+
+Result<CatalogStats> CatalogStore::Stats() const {
+  Result<Statement> q = db_->Prepare(
+      "SELECT provider, kind, COUNT(DISTINCT instance), COUNT(*), MAX(observed_at) FROM prices "
+      "GROUP BY provider, kind ORDER BY provider, kind");
+  if (!q.ok()) return q.status();
+  CatalogStats stats;
+  for (;;) {
+    Result<bool> row = q->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    stats.rows.push_back({q->Text(0), *ParsePriceKind(q->Text(1)), q->Int(2), q->Int(3),
+                          q->Text(4)});
+  }
+  return stats;
+}
+
+}  // namespace epochcost::catalog

@@ -1,0 +1,81 @@
+// The price catalog: an SQLite database of instance types and price observations, created and
+// seeded from the data compiled into epochcost on first use. Imports are single transactions
+// (all or nothing); queries read "as of" a date: the latest observation on or before it.
+#ifndef EPOCHCOST_CATALOG_STORE_H_
+#define EPOCHCOST_CATALOG_STORE_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "catalog/records.h"
+
+namespace epochcost::catalog {
+
+class Database;
+
+struct OfferFilter {
+  std::string cloud;   // provider, or empty for all
+  std::string gpu;     // GPU short name (K80), "none" for CPU-only, or empty for all
+  std::string region;  // or empty
+  std::string instance;  // exact name, or empty
+  std::optional<PriceKind> kind;
+  double min_vcpus = 0;
+  std::string as_of;  // YYYY-MM-DD, or empty for the newest prices
+};
+
+struct CatalogStats {
+  struct Row {
+    std::string provider;
+    PriceKind kind;
+    int64_t instances = 0;
+    int64_t observations = 0;
+    std::string newest;
+  };
+  std::vector<Row> rows;
+};
+
+class CatalogStore {
+ public:
+  // Opens the catalog at `path`, creating and seeding it when new.
+  static Result<std::unique_ptr<CatalogStore>> Open(const std::string& path);
+  // The default location: $EPOCHCOST_CATALOG, else $XDG_DATA_HOME/epochcost/catalog.sqlite, else
+  // ~/.local/share/epochcost/catalog.sqlite.
+  static std::string DefaultPath();
+  ~CatalogStore();
+
+  // Adds the batch's instances and prices in one transaction. With `dry_run`, counts what would
+  // change and rolls back.
+  Result<ImportSummary> Import(const ImportBatch& batch, bool dry_run);
+
+  Result<std::vector<Offer>> Offers(const OfferFilter& filter) const;
+  Result<std::optional<InstanceType>> FindInstance(const std::string& provider,
+                                                   const std::string& name) const;
+  // Every observation of an instance's prices, oldest first.
+  Result<std::vector<PriceObservation>> History(const std::string& provider,
+                                                const std::string& instance,
+                                                const std::string& region,
+                                                std::optional<PriceKind> kind) const;
+  Result<std::vector<PriceObservation>> AllPrices() const;
+  Result<CatalogStats> Stats() const;
+
+ private:
+  explicit CatalogStore(std::unique_ptr<Database> db);
+  Status CreateSchema();
+  Status SeedIfNew();
+  std::unique_ptr<Database> db_;
+};
+
+// The hosts a GCE GPU can be attached to (N1 machine types) and the most vCPUs each GPU count
+// allows; composes "n1-standard-1+K80" offers. Read from data/catalog/gcp-gpu-hosts.csv.
+struct GpuHostLimit {
+  std::string gpu;
+  double count = 0;
+  double max_vcpus = 0;
+};
+const std::vector<GpuHostLimit>& GcpGpuHostLimits();
+
+}  // namespace epochcost::catalog
+
+#endif  // EPOCHCOST_CATALOG_STORE_H_
