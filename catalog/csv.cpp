@@ -51,7 +51,9 @@ Result<CsvTable> CsvTable::Parse(std::string_view text, const std::string& origi
       field_started = true;
     }
   }
-  if (quoted) return Status::ParseError(origin + ":" + std::to_string(row.line) + ": unterminated quoted field");
+  if (quoted)
+    return Status::ParseError(origin + ":" + std::to_string(row.line) +
+                              ": unterminated quoted field");
   if (!field.empty() || !row.fields.empty()) end_row();
   if (rows.empty()) return Status::ParseError(origin + ": empty file, expected a header line");
 

@@ -29,8 +29,8 @@ Result<ImportBatch> ImportPriceCsv(std::string_view text, const std::string& ori
   Result<CsvTable> t = CsvTable::Parse(text, origin);
   if (!t.ok()) return t.status();
   std::array<int, 6> col{};
-  const char* names[] = {"provider", "instance_type", "region", "kind", "usd_per_hour",
-                         "observed_at"};
+  const char* names[] = {"provider", "instance_type", "region",
+                         "kind",     "usd_per_hour",  "observed_at"};
   for (int i = 0; i < 6; ++i) {
     Result<int> c = t->Column(names[i]);
     if (!c.ok()) return c.status();
@@ -71,8 +71,8 @@ Result<ImportBatch> ImportInstanceCsv(std::string_view text, const std::string& 
                                       const ImportOptions& options) {
   Result<CsvTable> t = CsvTable::Parse(text, origin);
   if (!t.ok()) return t.status();
-  const char* names[] = {"provider", "name",           "vcpus", "memory_gib", "cpu_family", "gpu",
-                         "gpu_count", "gpu_memory_gib", "arch",  "attachable"};
+  const char* names[] = {"provider", "name",      "vcpus",          "memory_gib", "cpu_family",
+                         "gpu",      "gpu_count", "gpu_memory_gib", "arch",       "attachable"};
   std::array<int, 10> col{};
   for (int i = 0; i < 10; ++i) {
     Result<int> c = t->Column(names[i]);
@@ -88,7 +88,8 @@ Result<ImportBatch> ImportInstanceCsv(std::string_view text, const std::string& 
       return Status::InvalidArgument("provider and name must not be empty");
     Result<double> vcpus = ParseAmount(r.fields[col[2]], "vcpus");
     Result<double> mem = ParseAmount(r.fields[col[3]], "memory_gib");
-    Result<double> gpus = ParseAmount(r.fields[col[6]].empty() ? "0" : r.fields[col[6]], "gpu_count");
+    Result<double> gpus =
+        ParseAmount(r.fields[col[6]].empty() ? "0" : r.fields[col[6]], "gpu_count");
     Result<double> gmem =
         ParseAmount(r.fields[col[7]].empty() ? "0" : r.fields[col[7]], "gpu_memory_gib");
     for (const Result<double>* v : {&vcpus, &mem, &gpus, &gmem})

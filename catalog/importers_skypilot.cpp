@@ -33,7 +33,8 @@ Result<ImportBatch> ImportSkyPilot(std::string_view text, const std::string& ori
   if (!t.ok()) return t.status();
   const std::string cloud = options.cloud.empty() ? DetectCloud(*t) : options.cloud;
   if (cloud.empty())
-    return Status::InvalidArgument(origin + ": cannot tell the cloud from the header; give --cloud");
+    return Status::InvalidArgument(origin +
+                                   ": cannot tell the cloud from the header; give --cloud");
   EPOCHCOST_RETURN_IF_ERROR(CheckDate(options.observed_at).WithContext(origin + ": --observed-at"));
   std::map<std::string, int> col;
   for (const char* name : {"InstanceType", "AcceleratorName", "AcceleratorCount", "vCPUs",
@@ -61,7 +62,8 @@ Result<ImportBatch> ImportSkyPilot(std::string_view text, const std::string& ori
       inst.gpu_memory_gib = GpuMemoryGib(field("GpuInfo"));
       inst.arch = arch_col >= 0 ? r.fields[arch_col] : "x86_64";
       if (field("InstanceType").empty()) {
-        if (inst.gpu.empty()) return Status::InvalidArgument("InstanceType and AcceleratorName are empty");
+        if (inst.gpu.empty())
+          return Status::InvalidArgument("InstanceType and AcceleratorName are empty");
         char count[32];
         std::snprintf(count, sizeof count, "%g", inst.gpu_count);
         inst.name = inst.gpu + "x" + count;
@@ -78,8 +80,8 @@ Result<ImportBatch> ImportSkyPilot(std::string_view text, const std::string& ori
       }
       if (field("Region").empty()) return Status::InvalidArgument("Region is empty");
       std::vector<PriceObservation> prices;
-      for (auto [column, kind] : {std::pair{"Price", PriceKind::kOnDemand},
-                                  std::pair{"SpotPrice", PriceKind::kSpot}}) {
+      for (auto [column, kind] :
+           {std::pair{"Price", PriceKind::kOnDemand}, std::pair{"SpotPrice", PriceKind::kSpot}}) {
         if (field(column).empty()) continue;  // no price of this kind here, as in the source
         Result<double> usd = ParseAmount(field(column), column);
         if (!usd.ok()) return usd.status();

@@ -6,9 +6,12 @@ namespace epochcost::catalog {
 
 std::string_view PriceKindName(PriceKind k) {
   switch (k) {
-    case PriceKind::kOnDemand: return "on_demand";
-    case PriceKind::kPreemptible: return "preemptible";
-    case PriceKind::kSpot: return "spot";
+    case PriceKind::kOnDemand:
+      return "on_demand";
+    case PriceKind::kPreemptible:
+      return "preemptible";
+    case PriceKind::kSpot:
+      return "spot";
   }
   return "?";
 }

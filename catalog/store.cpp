@@ -171,7 +171,8 @@ Result<ImportSummary> CatalogStore::Import(const ImportBatch& batch, bool dry_ru
   }
 
   // One observation per key: the last of a file wins (AWS repeats regional prices per zone).
-  using Key = std::tuple<std::string, std::string, std::string, std::string, PriceKind, std::string>;
+  using Key =
+      std::tuple<std::string, std::string, std::string, std::string, PriceKind, std::string>;
   std::map<Key, const PriceObservation*> latest;
   for (const PriceObservation& p : batch.prices)
     latest[{p.provider, p.instance, p.region, p.zone, p.kind, p.observed_at}] = &p;
@@ -333,8 +334,8 @@ Result<CatalogStats> CatalogStore::Stats() const {
     Result<bool> row = q->Step();
     if (!row.ok()) return row.status();
     if (!*row) break;
-    stats.rows.push_back({q->Text(0), *ParsePriceKind(q->Text(1)), q->Int(2), q->Int(3),
-                          q->Text(4)});
+    stats.rows.push_back(
+        {q->Text(0), *ParsePriceKind(q->Text(1)), q->Int(2), q->Int(3), q->Text(4)});
   }
   return stats;
 }

@@ -16,9 +16,9 @@ namespace epochcost::catalog {
 class Database;
 
 struct OfferFilter {
-  std::string cloud;   // provider, or empty for all
-  std::string gpu;     // GPU short name (K80), "none" for CPU-only, or empty for all
-  std::string region;  // or empty
+  std::string cloud;     // provider, or empty for all
+  std::string gpu;       // GPU short name (K80), "none" for CPU-only, or empty for all
+  std::string region;    // or empty
   std::string instance;  // exact name, or empty
   std::optional<PriceKind> kind;
   double min_vcpus = 0;

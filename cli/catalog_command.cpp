@@ -62,7 +62,8 @@ Result<catalog::OfferFilter> Filter(const CatalogOptions& o) {
 }
 
 int List(const CatalogOptions& o) {
-  if (o.json && o.csv) return ReportError(Status::InvalidArgument("--json and --csv exclude each other"));
+  if (o.json && o.csv)
+    return ReportError(Status::InvalidArgument("--json and --csv exclude each other"));
   Result<catalog::OfferFilter> f = Filter(o);
   if (!f.ok()) return ReportError(f.status());
   Result<std::unique_ptr<catalog::CatalogStore>> store = OpenStore(o);
@@ -166,7 +167,8 @@ void RegisterCatalogCommand(CLI::App& app, CommandFn* run) {
     return [run, o, fn] { *run = [o, fn] { return fn(*o); }; };
   };
 
-  CLI::App* list = cat->add_subcommand("list", "Offers: an instance's latest price per place and kind");
+  CLI::App* list =
+      cat->add_subcommand("list", "Offers: an instance's latest price per place and kind");
   AddCatalogPath(list, o.get());
   list->add_option("--cloud", o->cloud, "aws, gcp, azure or lambda");
   list->add_option("--gpu", o->gpu, "GPU model (K80, V100, A100, ...), or none for CPU only");
@@ -176,8 +178,9 @@ void RegisterCatalogCommand(CLI::App& app, CommandFn* run) {
   list->add_option("--as-of", o->as_of, "Prices as of DATE (YYYY-MM-DD)");
   list->add_flag("--json", o->json, "Print JSON");
   list->add_flag("--csv", o->csv, "Print CSV");
-  list->footer("Examples:\n  epochcost catalog list --cloud aws --gpu V100 --kind spot\n"
-               "  epochcost catalog list --as-of 2017-11-28 --cloud gcp --gpu K80");
+  list->footer(
+      "Examples:\n  epochcost catalog list --cloud aws --gpu V100 --kind spot\n"
+      "  epochcost catalog list --as-of 2017-11-28 --cloud gcp --gpu K80");
   list->callback(bind(List));
 
   CLI::App* show = cat->add_subcommand("show", "An instance type's hardware and current prices");
@@ -217,7 +220,8 @@ void RegisterCatalogCommand(CLI::App& app, CommandFn* run) {
   exp->footer("Example:\n  epochcost catalog export --format csv > prices.csv");
   exp->callback(bind(Export));
 
-  CLI::App* stats = cat->add_subcommand("stats", "Counts per provider and kind, newest observation");
+  CLI::App* stats =
+      cat->add_subcommand("stats", "Counts per provider and kind, newest observation");
   AddCatalogPath(stats, o.get());
   stats->footer("Example:\n  epochcost catalog stats");
   stats->callback(bind(Stats));

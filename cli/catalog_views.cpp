@@ -32,9 +32,8 @@ std::string CsvField(const std::string& s) {
 }  // namespace
 
 std::string OffersTable(const std::vector<catalog::Offer>& offers) {
-  std::vector<std::vector<std::string>> rows = {
-      {"Provider", "Instance", "vCPUs", "Mem GiB", "GPUs", "Region", "Zone", "Kind", "USD/h",
-       "Observed"}};
+  std::vector<std::vector<std::string>> rows = {{"Provider", "Instance", "vCPUs", "Mem GiB", "GPUs",
+                                                 "Region", "Zone", "Kind", "USD/h", "Observed"}};
   for (const catalog::Offer& o : offers)
     rows.push_back({o.instance.provider, o.instance.name, Number(o.instance.vcpus),
                     Number(o.instance.memory_gib, "%.1f"), Gpu(o.instance), o.region,
@@ -68,12 +67,13 @@ std::string OffersJson(const std::vector<catalog::Offer>& offers) {
 
 std::string OffersCsv(const std::vector<catalog::Offer>& offers) {
   std::string out =
-      "provider,instance,vcpus,memory_gib,gpu,gpu_count,region,zone,kind,usd_per_hour,observed_at\n";
+      "provider,instance,vcpus,memory_gib,gpu,gpu_count,region,zone,kind,usd_per_hour,observed_"
+      "at\n";
   for (const catalog::Offer& o : offers)
-    out += o.instance.provider + "," + CsvField(o.instance.name) + "," +
-           Number(o.instance.vcpus) + "," + Number(o.instance.memory_gib) + "," +
-           CsvField(o.instance.gpu) + "," + Number(o.instance.gpu_count) + "," + o.region + "," +
-           o.zone + "," + std::string(catalog::PriceKindName(o.kind)) + "," +
+    out += o.instance.provider + "," + CsvField(o.instance.name) + "," + Number(o.instance.vcpus) +
+           "," + Number(o.instance.memory_gib) + "," + CsvField(o.instance.gpu) + "," +
+           Number(o.instance.gpu_count) + "," + o.region + "," + o.zone + "," +
+           std::string(catalog::PriceKindName(o.kind)) + "," +
            Number(o.price.dollars_per_hour(), "%.6g") + "," + o.observed_at + "\n";
   return out;
 }
@@ -114,8 +114,8 @@ std::string StatsTable(const catalog::CatalogStats& stats) {
   std::vector<std::vector<std::string>> rows = {
       {"Provider", "Kind", "Instances", "Observations", "Newest"}};
   for (const auto& r : stats.rows)
-    rows.push_back({r.provider, std::string(catalog::PriceKindName(r.kind)),
-                    Thousands(r.instances), Thousands(r.observations), r.newest});
+    rows.push_back({r.provider, std::string(catalog::PriceKindName(r.kind)), Thousands(r.instances),
+                    Thousands(r.observations), r.newest});
   return RenderTable(rows, {false, false, true, true, false});
 }
 

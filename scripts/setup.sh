@@ -9,7 +9,7 @@ packages=(
   build-essential cmake pkg-config
   libboost-graph-dev libeigen3-dev libdnnl-dev libcli11-dev nlohmann-json3-dev
   libsqlite3-dev libonnx-dev libprotobuf-dev protobuf-compiler
-  libgtest-dev libgmock-dev
+  libgtest-dev libgmock-dev libbenchmark-dev
 )
 missing=()
 for p in "${packages[@]}"; do

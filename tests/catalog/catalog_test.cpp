@@ -1,0 +1,219 @@
+// The catalog: importers on real-format fixtures and bad input, transactions, as-of queries, the
+// seed (2016-2018 prices of the published benchmarks).
+#include <gtest/gtest.h>
+
+#include <filesystem>
+
+#include "catalog/csv.h"
+#include "catalog/importers.h"
+#include "catalog/store.h"
+#include "engine/file_util.h"
+
+namespace epochcost::catalog {
+namespace {
+
+const std::string kDir = std::string(EPOCHCOST_FIXTURES) + "/catalog/";
+
+std::string Fixture(const std::string& name) { return *ReadFile(kDir + name); }
+
+class CatalogTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    path_ = (std::filesystem::temp_directory_path() /
+             ("epochcost_test_" + std::to_string(::getpid()) + "_" +
+              testing::UnitTest::GetInstance()->current_test_info()->name() + ".sqlite"))
+                .string();
+    Cleanup();
+    Result<std::unique_ptr<CatalogStore>> s = CatalogStore::Open(path_);
+    ASSERT_TRUE(s.ok()) << s.status().message();
+    store_ = std::move(*s);
+  }
+  void TearDown() override {
+    store_.reset();
+    Cleanup();
+  }
+  void Cleanup() {
+    for (const char* ext : {"", "-wal", "-shm"}) std::filesystem::remove(path_ + ext);
+  }
+  ImportBatch Read(ImporterFn fn, const std::string& file, ImportOptions options = {}) {
+    if (options.observed_at.empty()) options.observed_at = "2026-01-01";
+    Result<ImportBatch> b = fn(Fixture(file), file, options);
+    EXPECT_TRUE(b.ok()) << b.status().message();
+    return b.ok() ? *b : ImportBatch{};
+  }
+  double Price(const OfferFilter& f) {
+    Result<std::vector<Offer>> o = store_->Offers(f);
+    EXPECT_TRUE(o.ok());
+    EXPECT_EQ(o->size(), 1u) << (o->size() > 1 ? o->at(0).instance.name + " / " +
+                                                     o->at(1).instance.name + " " + o->at(1).zone
+                                               : std::string());
+    return o->empty() ? -1 : o->front().price.dollars_per_hour();
+  }
+  std::string path_;
+  std::unique_ptr<CatalogStore> store_;
+};
+
+TEST(CsvTest, QuotesCrLfAndLineNumbers) {
+  Result<CsvTable> t = CsvTable::Parse("a,b\r\n1,\"x, \"\"y\"\"\"\r\n\"multi\nline\",2\n", "f.csv");
+  ASSERT_TRUE(t.ok());
+  ASSERT_EQ(t->records().size(), 2u);
+  EXPECT_EQ(t->records()[0].fields[1], "x, \"y\"");
+  EXPECT_EQ(t->records()[1].fields[0], "multi\nline");
+  EXPECT_EQ(t->records()[1].line, 3);
+  EXPECT_EQ(CsvTable::Parse("a,b\n1,2,3\n", "f.csv").status().message(),
+            "f.csv:2: 3 fields, the header has 2");
+  EXPECT_EQ(CsvTable::Parse("a\n\"open\n", "f.csv").status().message(),
+            "f.csv:2: unterminated quoted field");
+}
+
+TEST_F(CatalogTest, SeedHasThreeCloudsAndTheBenchmarksPrices) {
+  Result<std::vector<Offer>> all = store_->Offers({});
+  ASSERT_TRUE(all.ok());
+  EXPECT_GT(all->size(), 3000u);
+  // Woolf, Nov 2017: K80 + n1-standard-1 at $0.4975/h, on-demand.
+  EXPECT_DOUBLE_EQ(Price({.cloud = "gcp", .gpu = "K80", .as_of = "2017-11-28"}), 0.4975);
+  // ... and $0.745/h in July 2017.
+  EXPECT_DOUBLE_EQ(
+      Price({.cloud = "gcp", .gpu = "K80", .kind = PriceKind::kOnDemand, .as_of = "2017-07-15"}),
+      0.745);
+  EXPECT_DOUBLE_EQ(
+      Price({.cloud = "gcp", .gpu = "P100", .kind = PriceKind::kOnDemand, .as_of = "2017-11-28"}),
+      1.5075);
+  EXPECT_DOUBLE_EQ(Price({.cloud = "aws", .instance = "p2.xlarge", .as_of = "2016-11-30"}), 0.90);
+  EXPECT_DOUBLE_EQ(Price({.cloud = "aws",
+                          .region = "us-east-1",
+                          .instance = "c4.8xlarge",
+                          .kind = PriceKind::kOnDemand,
+                          .as_of = "2016-11-30"}),
+                   1.675);
+  EXPECT_DOUBLE_EQ(Price({.cloud = "gcp",
+                          .instance = "n1-highcpu-32",
+                          .kind = PriceKind::kPreemptible,
+                          .as_of = "2017-11-28"}),
+                   0.24);
+  // Before any observation there is no price.
+  EXPECT_TRUE(store_->Offers({.instance = "p2.xlarge", .as_of = "2016-01-01"})->empty());
+}
+
+TEST_F(CatalogTest, GcpGpusComposeWithHostsWithinVcpuLimits) {
+  Result<std::vector<Offer>> v100 =
+      store_->Offers({.cloud = "gcp", .gpu = "V100", .kind = PriceKind::kOnDemand});
+  ASSERT_TRUE(v100.ok());
+  ASSERT_FALSE(v100->empty());
+  for (const Offer& o : *v100) {
+    EXPECT_NE(o.instance.name.find('+'), std::string::npos) << o.instance.name;
+    double limit = 0;
+    for (const GpuHostLimit& l : GcpGpuHostLimits())
+      if (l.gpu == "V100" && l.count == o.instance.gpu_count) limit = l.max_vcpus;
+    EXPECT_LE(o.instance.vcpus, limit) << o.instance.name;
+  }
+}
+
+TEST_F(CatalogTest, SkyPilotAwsRegionalOnDemandZonalSpot) {
+  ImportBatch b = Read(ImportSkyPilot, "skypilot-aws-sample.csv");
+  ASSERT_EQ(b.instances.size(), 3u);  // p3.2xlarge, c5.large, g5.4xlarge
+  int on_demand = 0, spot = 0;
+  for (const PriceObservation& p : b.prices) (p.kind == PriceKind::kSpot ? spot : on_demand)++;
+  EXPECT_EQ(spot, 5);       // one per AZ row, the g5.4xlarge row has none
+  EXPECT_EQ(on_demand, 6);  // repeated per row, merged per region on import
+  EXPECT_EQ(b.instances[0].gpu, "V100");
+  EXPECT_DOUBLE_EQ(b.instances[0].gpu_memory_gib, 16);
+  Result<ImportSummary> s = store_->Import(b, false);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_EQ(s->prices_added, 5 + 3);
+  Result<ImportSummary> again = store_->Import(b, false);
+  EXPECT_EQ(again->prices_unchanged, 8);
+  EXPECT_EQ(again->prices_added, 0);
+}
+
+TEST_F(CatalogTest, SkyPilotGcpGpuRowsAreAttachable) {
+  ImportBatch b = Read(ImportSkyPilot, "skypilot-gcp-sample.csv");
+  ASSERT_EQ(b.instances.size(), 2u);
+  EXPECT_EQ(b.instances[1].name, "V100x1");
+  EXPECT_TRUE(b.instances[1].attachable);
+  ASSERT_TRUE(store_->Import(b, false).ok());
+  // n1-standard-8 (0.38) + V100 (2.48), in each of the two zones that have both.
+  Result<std::vector<Offer>> o = store_->Offers(
+      {.instance = "n1-standard-8+V100", .kind = PriceKind::kOnDemand, .as_of = "2026-01-01"});
+  ASSERT_EQ(o->size(), 2u);
+  EXPECT_EQ(o->at(0).zone, "us-central1-a");
+  EXPECT_DOUBLE_EQ(o->at(0).price.dollars_per_hour(), 0.38 + 2.48);
+  EXPECT_DOUBLE_EQ(o->at(1).price.dollars_per_hour(), 0.38 + 2.48);
+}
+
+TEST_F(CatalogTest, PriceCsvAddsChangesAndKeepsHistory) {
+  ASSERT_TRUE(store_->Import(Read(ImportSkyPilot, "skypilot-aws-sample.csv"), false).ok());
+  Result<ImportSummary> s = store_->Import(Read(ImportPriceCsv, "prices-good.csv"), false);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_EQ(s->prices_added, 3);
+  EXPECT_DOUBLE_EQ(
+      Price({.instance = "p3.2xlarge", .kind = PriceKind::kOnDemand, .as_of = "2018-06-01"}), 3.06);
+  Result<std::vector<PriceObservation>> h =
+      store_->History("aws", "p3.2xlarge", "us-east-1", PriceKind::kOnDemand);
+  // 2018 and 2025 from the file, 2026-01-01 from the sample, 2026-11-22 from the seed.
+  EXPECT_EQ(h->size(), 4u);
+}
+
+TEST_F(CatalogTest, BadRecordsNameLineAndFieldAndChangeNothing) {
+  ASSERT_TRUE(store_->Import(Read(ImportSkyPilot, "skypilot-aws-sample.csv"), false).ok());
+  const std::string text = Fixture("prices-bad.csv");
+  ImportOptions options;
+  Result<ImportBatch> b = ImportPriceCsv(text, "prices-bad.csv", options);
+  ASSERT_FALSE(b.ok());
+  EXPECT_EQ(b.status().message(), "prices-bad.csv:3: usd_per_hour -1 is negative");
+  options.skip_bad = true;
+  Result<ImportBatch> skipped = ImportPriceCsv(text, "prices-bad.csv", options);
+  ASSERT_TRUE(skipped.ok());
+  EXPECT_EQ(skipped->prices.size(), 1u);
+  EXPECT_EQ(skipped->skipped,
+            (std::vector<std::string>{
+                "prices-bad.csv:3: usd_per_hour -1 is negative",
+                "prices-bad.csv:4: usd_per_hour 'abc' is not a number",
+                "prices-bad.csv:5: usd_per_hour 'nan' is not finite",
+                "prices-bad.csv:6: usd_per_hour 99999 is absurd (over $2000/h)",
+                "prices-bad.csv:7: kind: unknown price kind 'reserved' (expected on_demand, "
+                "preemptible or spot)",
+                "prices-bad.csv:8: observed_at: date '2018-02-30' does not exist"}));
+}
+
+TEST_F(CatalogTest, UnknownInstanceRollsBackTheWholeImport) {
+  Result<std::vector<PriceObservation>> before = store_->AllPrices();
+  ImportBatch b = Read(ImportPriceCsv, "prices-unknown-instance.csv");
+  b.prices.insert(b.prices.begin(), b.prices.front());
+  b.prices.front().instance = "p2.xlarge";  // known: would be added if the import were partial
+  b.prices.front().observed_at = "2019-01-01";
+  Result<ImportSummary> s = store_->Import(b, false);
+  ASSERT_FALSE(s.ok());
+  EXPECT_EQ(s.status().message(),
+            "prices-unknown-instance.csv: instance 'p99.mega' of aws is not in the catalog; import "
+            "its hardware first (--format instances)");
+  EXPECT_EQ(store_->AllPrices()->size(), before->size());
+}
+
+TEST_F(CatalogTest, DryRunCountsButStoresNothing) {
+  const size_t before = store_->AllPrices()->size();
+  Result<ImportSummary> s = store_->Import(Read(ImportSkyPilot, "skypilot-aws-sample.csv"), true);
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->prices_added, 8);
+  EXPECT_EQ(store_->AllPrices()->size(), before);
+}
+
+TEST_F(CatalogTest, SkyPilotBadRowsAndUnknownFormat) {
+  ImportOptions options{.observed_at = "2026-01-01"};
+  EXPECT_EQ(
+      ImportSkyPilot(Fixture("skypilot-bad.csv"), "skypilot-bad.csv", options).status().message(),
+      "skypilot-bad.csv:3: vCPUs 'four' is not a number");
+  EXPECT_EQ(FindImporter("excel").status().message(),
+            "unknown price-file format 'excel' (known: skypilot, csv, instances)");
+  options.observed_at = "yesterday";
+  EXPECT_EQ(ImportSkyPilot(Fixture("skypilot-aws-sample.csv"), "s.csv", options).status().message(),
+            "s.csv: --observed-at: date 'yesterday' is not YYYY-MM-DD");
+}
+
+TEST_F(CatalogTest, AsOfMustBeADate) {
+  EXPECT_EQ(store_->Offers({.as_of = "2017-13-01"}).status().message(),
+            "--as-of: date '2017-13-01' does not exist");
+}
+
+}  // namespace
+}  // namespace epochcost::catalog
