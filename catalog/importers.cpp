@@ -16,6 +16,17 @@ const std::vector<ImporterInfo>& Importers() {
        "provider,name,vcpus,memory_gib,cpu_family,gpu,gpu_count,gpu_memory_gib,arch,attachable,"
        "source",
        ImportInstanceCsv},
+      {"aws-price-list",
+       "AWS Price List Bulk API offer file (AmazonEC2, JSON): on-demand Linux, shared tenancy",
+       ImportAwsPriceList},
+      {"aws-spot-history", "`aws ec2 describe-spot-price-history` JSON (Linux/UNIX records)",
+       ImportAwsSpotHistory},
+      {"gcp-billing-catalog",
+       "Cloud Billing Catalog API SKUs JSON (Compute Engine): N1/N2/N2D/E2/C2 vCPU and RAM SKUs "
+       "composed into known machine types, and attachable GPUs",
+       ImportGcpBillingCatalog},
+      {"azure-retail", "Azure Retail Prices API JSON pages (pay-as-you-go, Spot, Low Priority)",
+       ImportAzureRetail},
   };
   return importers;
 }

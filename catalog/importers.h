@@ -16,6 +16,9 @@ struct ImportOptions {
   std::string observed_at;  // YYYY-MM-DD stamped on prices whose file has no date
   std::string cloud;        // provider, where the format does not say (skypilot)
   bool skip_bad = false;
+  // The instance types the catalog already knows, for formats that price parts (GCP SKUs price
+  // a vCPU-hour and a GiB-hour; an instance's price is composed from its size).
+  std::vector<InstanceType> known_instances;
 };
 
 using ImporterFn = Result<ImportBatch> (*)(std::string_view text, const std::string& origin,
@@ -40,6 +43,14 @@ Result<ImportBatch> ImportPriceCsv(std::string_view text, const std::string& ori
                                    const ImportOptions& options);
 Result<ImportBatch> ImportInstanceCsv(std::string_view text, const std::string& origin,
                                       const ImportOptions& options);
+Result<ImportBatch> ImportAwsSpotHistory(std::string_view text, const std::string& origin,
+                                         const ImportOptions& options);
+Result<ImportBatch> ImportAwsPriceList(std::string_view text, const std::string& origin,
+                                       const ImportOptions& options);
+Result<ImportBatch> ImportAzureRetail(std::string_view text, const std::string& origin,
+                                      const ImportOptions& options);
+Result<ImportBatch> ImportGcpBillingCatalog(std::string_view text, const std::string& origin,
+                                            const ImportOptions& options);
 
 // Parses a non-negative finite number in `text`; `what` names the field in the error.
 Result<double> ParseAmount(std::string_view text, const std::string& what);

@@ -55,6 +55,10 @@ struct ImportBatch {
   std::vector<InstanceType> instances;
   std::vector<PriceObservation> prices;
   std::vector<std::string> skipped;  // one line per record left out with --skip-bad
+  // Provider price lists cover every instance type; prices of types the catalog has no hardware
+  // for are left out and counted when set, and are an error otherwise.
+  bool ignore_unknown_instances = false;
+  int ignored_records = 0;  // records the format says are not for us (Windows, reserved, ...)
 };
 
 struct ImportSummary {
@@ -62,6 +66,8 @@ struct ImportSummary {
   int prices_added = 0;
   int prices_changed = 0;
   int prices_unchanged = 0;
+  int prices_unknown_instance = 0;  // left out: no hardware for the instance type
+  int records_ignored = 0;
 };
 
 // An instance's latest price of one kind in one place on or before a date. GCE GPUs attached to

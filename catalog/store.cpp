@@ -6,13 +6,25 @@
 #include <tuple>
 
 #include "catalog/csv.h"
+#include "catalog/gcp_gpus.h"
 #include "catalog/importers.h"
+#include "catalog/seed_files.h"
 #include "catalog/sqlite.h"
 
 namespace epochcost {
 // Generated from data/catalog (scripts/embed_files.cmake).
 const std::vector<std::pair<std::string_view, std::string_view>>& CatalogSeedFiles();
 }  // namespace epochcost
+
+namespace epochcost::catalog {
+
+std::string_view SeedFile(std::string_view stem) {
+  for (const auto& [name, text] : CatalogSeedFiles())
+    if (name == stem) return text;
+  return {};
+}
+
+}  // namespace epochcost::catalog
 
 namespace epochcost::catalog {
 namespace {
@@ -53,12 +65,6 @@ InstanceType ReadInstance(const Statement& s, int first) {
   return i;
 }
 
-std::string_view SeedFile(std::string_view stem) {
-  for (const auto& [name, text] : CatalogSeedFiles())
-    if (name == stem) return text;
-  return {};
-}
-
 // "n1-standard-1+K80" or "n1-standard-8+V100x4": a GCE host with GPUs attached.
 Offer Compose(const Offer& host, const Offer& gpu) {
   Offer o = host;
@@ -76,18 +82,6 @@ Offer Compose(const Offer& host, const Offer& gpu) {
 }
 
 }  // namespace
-
-const std::vector<GpuHostLimit>& GcpGpuHostLimits() {
-  static const std::vector<GpuHostLimit> limits = [] {
-    std::vector<GpuHostLimit> out;
-    Result<CsvTable> t = CsvTable::Parse(SeedFile("gcp-gpu-hosts"), "gcp-gpu-hosts.csv");
-    if (!t.ok()) return out;
-    for (const CsvRecord& r : t->records())
-      out.push_back({r.fields[0], std::atof(r.fields[1].c_str()), std::atof(r.fields[2].c_str())});
-    return out;
-  }();
-  return limits;
-}
 
 CatalogStore::CatalogStore(std::unique_ptr<Database> db) : db_(std::move(db)) {}
 CatalogStore::~CatalogStore() = default;
@@ -148,14 +142,17 @@ Result<ImportSummary> CatalogStore::Import(const ImportBatch& batch, bool dry_ru
   Result<std::unique_ptr<Transaction>> tx = Transaction::Begin(*db_);
   if (!tx.ok()) return tx.status();
   ImportSummary summary;
+  summary.records_ignored = batch.ignored_records;
 
   Result<Statement> find_instance =
       db_->Prepare("SELECT 1 FROM instances WHERE provider = ?1 AND name = ?2");
   Result<Statement> put_instance = db_->Prepare(
       "INSERT INTO instances VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10) "
       "ON CONFLICT(provider, name) DO UPDATE SET vcpus = ?3, memory_gib = ?4, "
-      "cpu_family = CASE WHEN ?5 = '' THEN cpu_family ELSE ?5 END, gpu = ?6, gpu_count = ?7, "
-      "gpu_memory_gib = ?8, arch = CASE WHEN ?9 = '' THEN arch ELSE ?9 END, attachable = ?10");
+      "cpu_family = CASE WHEN ?5 = '' THEN cpu_family ELSE ?5 END, "
+      "gpu = CASE WHEN ?6 = '' THEN gpu ELSE ?6 END, gpu_count = ?7, "
+      "gpu_memory_gib = CASE WHEN ?8 = 0 THEN gpu_memory_gib ELSE ?8 END, "
+      "arch = CASE WHEN ?9 = '' THEN arch ELSE ?9 END, attachable = ?10");
   if (!find_instance.ok()) return find_instance.status();
   if (!put_instance.ok()) return put_instance.status();
   for (const InstanceType& i : batch.instances) {
@@ -190,6 +187,10 @@ Result<ImportSummary> CatalogStore::Import(const ImportBatch& batch, bool dry_ru
     Result<bool> known = find_instance->Step();
     find_instance->Reset();
     if (!known.ok()) return known.status();
+    if (!*known && batch.ignore_unknown_instances) {
+      ++summary.prices_unknown_instance;
+      continue;
+    }
     if (!*known)
       return Status::NotFound(p->source + ": instance '" + p->instance + "' of " + p->provider +
                               " is not in the catalog; import its hardware first (--format "
@@ -322,6 +323,20 @@ Result<std::vector<PriceObservation>> CatalogStore::History(const std::string& p
 
 Result<std::vector<PriceObservation>> CatalogStore::AllPrices() const {
   return History("", "", "", std::nullopt);
+}
+
+Result<std::vector<InstanceType>> CatalogStore::Instances() const {
+  Result<Statement> q = db_->Prepare(std::string("SELECT ") + kInstanceColumns +
+                                     " FROM instances i ORDER BY i.provider, i.name");
+  if (!q.ok()) return q.status();
+  std::vector<InstanceType> out;
+  for (;;) {
+    Result<bool> row = q->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    out.push_back(ReadInstance(*q, 0));
+  }
+  return out;
 }
 
 Result<CatalogStats> CatalogStore::Stats() const {

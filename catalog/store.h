@@ -9,6 +9,7 @@
 #include <string>
 #include <vector>
 
+#include "catalog/gcp_gpus.h"
 #include "catalog/records.h"
 
 namespace epochcost::catalog {
@@ -58,6 +59,7 @@ class CatalogStore {
                                                 const std::string& region,
                                                 std::optional<PriceKind> kind) const;
   Result<std::vector<PriceObservation>> AllPrices() const;
+  Result<std::vector<InstanceType>> Instances() const;
   Result<CatalogStats> Stats() const;
 
  private:
@@ -66,15 +68,6 @@ class CatalogStore {
   Status SeedIfNew();
   std::unique_ptr<Database> db_;
 };
-
-// The hosts a GCE GPU can be attached to (N1 machine types) and the most vCPUs each GPU count
-// allows; composes "n1-standard-1+K80" offers. Read from data/catalog/gcp-gpu-hosts.csv.
-struct GpuHostLimit {
-  std::string gpu;
-  double count = 0;
-  double max_vcpus = 0;
-};
-const std::vector<GpuHostLimit>& GcpGpuHostLimits();
 
 }  // namespace epochcost::catalog
 

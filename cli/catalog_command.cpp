@@ -116,14 +116,21 @@ int Import(const CatalogOptions& o) {
   if (!importer.ok()) return ReportError(importer.status().WithContext("--format"));
   Result<std::string> text = ReadFile(o.file);
   if (!text.ok()) return ReportError(text.status());
+  if (!o.observed_at.empty()) {
+    Status date = catalog::CheckDate(o.observed_at);
+    if (!date.ok()) return ReportError(date.WithContext("--observed-at"));
+  }
+  Result<std::unique_ptr<catalog::CatalogStore>> store = OpenStore(o);
+  if (!store.ok()) return ReportError(store.status());
+  Result<std::vector<catalog::InstanceType>> known = (*store)->Instances();
+  if (!known.ok()) return ReportError(known.status());
   catalog::ImportOptions options{.observed_at = o.observed_at.empty() ? Today() : o.observed_at,
                                  .cloud = o.cloud,
-                                 .skip_bad = o.skip_bad};
+                                 .skip_bad = o.skip_bad,
+                                 .known_instances = std::move(*known)};
   Result<catalog::ImportBatch> batch = (*importer)(*text, o.file, options);
   if (!batch.ok()) return ReportError(batch.status());
   for (const std::string& s : batch->skipped) std::cerr << "epochcost: skipped " << s << "\n";
-  Result<std::unique_ptr<catalog::CatalogStore>> store = OpenStore(o);
-  if (!store.ok()) return ReportError(store.status());
   Result<catalog::ImportSummary> summary = (*store)->Import(*batch, o.dry_run);
   if (!summary.ok()) return ReportError(summary.status());
   std::cout << SummaryText(*summary, o.dry_run);

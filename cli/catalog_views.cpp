@@ -123,7 +123,13 @@ std::string SummaryText(const catalog::ImportSummary& s, bool dry_run) {
   return std::string(dry_run ? "dry run, nothing stored: " : "imported: ") +
          Thousands(s.instances_added) + " instance types added, " + Thousands(s.prices_added) +
          " prices added, " + Thousands(s.prices_changed) + " changed, " +
-         Thousands(s.prices_unchanged) + " unchanged\n";
+         Thousands(s.prices_unchanged) + " unchanged" +
+         (s.prices_unknown_instance
+              ? ", " + Thousands(s.prices_unknown_instance) + " left out (instance type unknown)"
+              : "") +
+         (s.records_ignored ? ", " + Thousands(s.records_ignored) + " records not applicable"
+                            : "") +
+         "\n";
 }
 
 }  // namespace epochcost::cli

@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <thread>
 
 #include "catalog/csv.h"
 #include "catalog/importers.h"
@@ -204,7 +205,8 @@ TEST_F(CatalogTest, SkyPilotBadRowsAndUnknownFormat) {
       ImportSkyPilot(Fixture("skypilot-bad.csv"), "skypilot-bad.csv", options).status().message(),
       "skypilot-bad.csv:3: vCPUs 'four' is not a number");
   EXPECT_EQ(FindImporter("excel").status().message(),
-            "unknown price-file format 'excel' (known: skypilot, csv, instances)");
+            "unknown price-file format 'excel' (known: skypilot, csv, instances, aws-price-list, "
+            "aws-spot-history, gcp-billing-catalog, azure-retail)");
   options.observed_at = "yesterday";
   EXPECT_EQ(ImportSkyPilot(Fixture("skypilot-aws-sample.csv"), "s.csv", options).status().message(),
             "s.csv: --observed-at: date 'yesterday' is not YYYY-MM-DD");
@@ -213,6 +215,131 @@ TEST_F(CatalogTest, SkyPilotBadRowsAndUnknownFormat) {
 TEST_F(CatalogTest, AsOfMustBeADate) {
   EXPECT_EQ(store_->Offers({.as_of = "2017-13-01"}).status().message(),
             "--as-of: date '2017-13-01' does not exist");
+}
+
+}  // namespace
+}  // namespace epochcost::catalog
+
+namespace epochcost::catalog {
+namespace {
+
+TEST_F(CatalogTest, AwsSpotHistoryKeepsLinuxAndTheDaysLastPrice) {
+  ImportBatch b = Read(ImportAwsSpotHistory, "aws-spot-history.json");
+  EXPECT_EQ(b.ignored_records, 1);  // SUSE
+  ASSERT_EQ(b.prices.size(), 4u);
+  Result<ImportSummary> s = store_->Import(b, false);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_EQ(s->prices_added, 3);  // the two us-east-1a records of one day are one observation
+}
+
+TEST_F(CatalogTest, AwsSpotHistoryZonesAndUnknownTypes) {
+  ASSERT_TRUE(store_->Import(Read(ImportAwsSpotHistory, "aws-spot-history.json"), false).ok());
+  Result<std::vector<PriceObservation>> h =
+      store_->History("aws", "p3.2xlarge", "us-east-1", PriceKind::kSpot);
+  double zone_a = -1;
+  for (const auto& p : *h)
+    if (p.zone == "us-east-1a" && p.observed_at == "2026-03-02")
+      zone_a = p.price.dollars_per_hour();
+  EXPECT_DOUBLE_EQ(zone_a, 0.931);  // 20:40 beats 08:15
+  // The aws-cli example prices m1.xlarge, which the catalog has no hardware for.
+  Result<ImportSummary> s =
+      store_->Import(Read(ImportAwsSpotHistory, "aws-spot-history-awscli-example.json"), false);
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->prices_unknown_instance, 2);
+  EXPECT_EQ(s->prices_added, 0);
+  ImportOptions options{.observed_at = "2026-01-01"};
+  EXPECT_EQ(ImportAwsSpotHistory(Fixture("aws-spot-history-bad.json"), "bad.json", options)
+                .status()
+                .message(),
+            "bad.json: SpotPriceHistory[1].SpotPrice 'cheap' is not a number");
+}
+
+TEST_F(CatalogTest, AwsPriceListOnDemandLinuxShared) {
+  ImportBatch b = Read(ImportAwsPriceList, "aws-price-list.json");
+  EXPECT_EQ(b.ignored_records, 2);  // Windows, storage
+  ASSERT_EQ(b.prices.size(), 2u);
+  EXPECT_EQ(b.prices[0].observed_at, "2026-02-01");
+  ASSERT_TRUE(store_->Import(b, false).ok());
+  EXPECT_DOUBLE_EQ(Price({.region = "us-west-2",
+                          .instance = "c5.large",
+                          .kind = PriceKind::kOnDemand,
+                          .as_of = "2026-02-01"}),
+                   0.085);
+  // The price list knows no GPU model; the seed's "V100" is kept.
+  EXPECT_EQ((*store_->FindInstance("aws", "p3.2xlarge"))->gpu, "V100");
+  ImportOptions options{.observed_at = "2026-01-01"};
+  Result<ImportBatch> bad =
+      ImportAwsPriceList(Fixture("aws-price-list-bad.json"), "bad.json", options);
+  EXPECT_EQ(bad.status().message(),
+            "bad.json: terms.OnDemand.CCCCCCCCCCCCCCCC.CCCCCCCCCCCCCCCC.JRTCKXETXF.priceDimensions."
+            "CCCCCCCCCCCCCCCC.JRTCKXETXF.6YS6EN2CT7.pricePerUnit has no USD price (CNY)");
+}
+
+TEST_F(CatalogTest, AzureRetailKindsFromSkuNames) {
+  ImportBatch b = Read(ImportAzureRetail, "azure-retail.json");
+  EXPECT_EQ(b.ignored_records, 2);  // Windows, reservation
+  ASSERT_EQ(b.prices.size(), 4u);
+  Result<ImportSummary> s = store_->Import(b, false);
+  ASSERT_TRUE(s.ok()) << s.status().message();
+  EXPECT_EQ(s->prices_unknown_instance, 1);  // Standard_X9_unknown
+  EXPECT_DOUBLE_EQ(
+      Price({.region = "eastus", .instance = "Standard_NC6s_v3", .kind = PriceKind::kPreemptible}),
+      0.612);
+  ImportOptions options{.observed_at = "2026-01-01"};
+  EXPECT_EQ(
+      ImportAzureRetail(Fixture("azure-retail-bad.json"), "bad.json", options).status().message(),
+      "bad.json: Items[0].unitOfMeasure '1 GB/Month' is not 1 Hour");
+}
+
+TEST_F(CatalogTest, GcpSkusComposeMachineTypesAndGpus) {
+  ImportOptions options{.observed_at = "2026-01-01", .known_instances = *store_->Instances()};
+  Result<ImportBatch> b =
+      ImportGcpBillingCatalog(Fixture("gcp-billing-catalog.json"), "gcp.json", options);
+  ASSERT_TRUE(b.ok()) << b.status().message();
+  EXPECT_EQ(b->ignored_records, 1);  // the commitment SKU
+  ASSERT_TRUE(store_->Import(*b, false).ok());
+  // n1-standard-4: 4 vCPUs x $0.031611 + 15 GiB x $0.004237 = $0.189999 on demand.
+  EXPECT_NEAR(Price({.region = "us-central1",
+                     .instance = "n1-standard-4",
+                     .kind = PriceKind::kOnDemand,
+                     .as_of = "2026-02-15"}),
+              4 * 0.031611 + 15 * 0.004237, 1e-12);
+  // Spot: 4 x 0.006655 + 15 x 0.000892.
+  EXPECT_NEAR(Price({.region = "us-central1",
+                     .instance = "n1-standard-4",
+                     .kind = PriceKind::kSpot,
+                     .as_of = "2026-02-15"}),
+              4 * 0.006655 + 15 * 0.000892, 1e-12);
+  // A V100 attached to it, in the region-wide price the SKU gives.
+  EXPECT_NEAR(Price({.region = "us-central1",
+                     .instance = "n1-standard-4+V100x2",
+                     .kind = PriceKind::kOnDemand,
+                     .as_of = "2026-02-15"}),
+              4 * 0.031611 + 15 * 0.004237 + 2 * 2.48, 1e-12);
+  EXPECT_EQ(ImportGcpBillingCatalog(Fixture("gcp-billing-catalog-bad.json"), "bad.json", options)
+                .status()
+                .message(),
+            "bad.json: skus[1]: currency 'EUR' is not USD");
+}
+
+TEST_F(CatalogTest, ConcurrentImportsBothLand) {
+  // Two processes' worth of writers on one file: WAL and the busy timeout serialise them.
+  ImportBatch a = Read(ImportAwsSpotHistory, "aws-spot-history.json");
+  ImportBatch b = Read(ImportPriceCsv, "prices-good.csv");
+  Result<std::unique_ptr<CatalogStore>> other = CatalogStore::Open(path_);
+  ASSERT_TRUE(other.ok());
+  Status sa, sb;
+  std::thread ta([&] {
+    for (int i = 0; i < 20 && sa.ok(); ++i) sa = store_->Import(a, false).status();
+  });
+  std::thread tb([&] {
+    for (int i = 0; i < 20 && sb.ok(); ++i) sb = (*other)->Import(b, false).status();
+  });
+  ta.join();
+  tb.join();
+  EXPECT_TRUE(sa.ok()) << sa.message();
+  EXPECT_TRUE(sb.ok()) << sb.message();
+  EXPECT_EQ(store_->History("aws", "p3.2xlarge", "us-east-1", PriceKind::kOnDemand)->size(), 3u);
 }
 
 }  // namespace
