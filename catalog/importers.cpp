@@ -27,6 +27,11 @@ const std::vector<ImporterInfo>& Importers() {
        ImportGcpBillingCatalog},
       {"azure-retail", "Azure Retail Prices API JSON pages (pay-as-you-go, Spot, Low Priority)",
        ImportAzureRetail},
+      {"interruptions",
+       "provider,instance,region,kind,frequency_band,max_lifetime_hours,observed_at,source",
+       ImportInterruptionCsv},
+      {"aws-spot-advisor", "AWS Spot Advisor spot-advisor-data.json (interruption bands, Linux)",
+       ImportAwsSpotAdvisor},
   };
   return importers;
 }

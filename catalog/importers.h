@@ -49,6 +49,10 @@ Result<ImportBatch> ImportAwsPriceList(std::string_view text, const std::string&
                                        const ImportOptions& options);
 Result<ImportBatch> ImportAzureRetail(std::string_view text, const std::string& origin,
                                       const ImportOptions& options);
+Result<ImportBatch> ImportInterruptionCsv(std::string_view text, const std::string& origin,
+                                          const ImportOptions& options);
+Result<ImportBatch> ImportAwsSpotAdvisor(std::string_view text, const std::string& origin,
+                                         const ImportOptions& options);
 Result<ImportBatch> ImportGcpBillingCatalog(std::string_view text, const std::string& origin,
                                             const ImportOptions& options);
 

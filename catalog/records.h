@@ -51,9 +51,24 @@ struct RecordOrigin {
   std::string ToString() const { return file + ":" + std::to_string(line); }
 };
 
+// How often an offer is interrupted, and how long it may run, where known: an AWS Spot Advisor
+// frequency band per instance and region, or a provider rule (GCE preemptible VMs stop after 24 h).
+// "*" in instance or region matches any.
+struct Interruption {
+  std::string provider;
+  std::string instance;
+  std::string region;
+  PriceKind kind = PriceKind::kSpot;
+  std::string frequency_band;     // "<5%", "5-10%", "10-15%", "15-20%", ">20%" per month, or ""
+  double max_lifetime_hours = 0;  // 0: no limit
+  std::string observed_at;
+  std::string source;
+};
+
 struct ImportBatch {
   std::vector<InstanceType> instances;
   std::vector<PriceObservation> prices;
+  std::vector<Interruption> interruptions;
   std::vector<std::string> skipped;  // one line per record left out with --skip-bad
   // Provider price lists cover every instance type; prices of types the catalog has no hardware
   // for are left out and counted when set, and are an error otherwise.
@@ -68,6 +83,7 @@ struct ImportSummary {
   int prices_unchanged = 0;
   int prices_unknown_instance = 0;  // left out: no hardware for the instance type
   int records_ignored = 0;
+  int interruptions_stored = 0;
 };
 
 // An instance's latest price of one kind in one place on or before a date. GCE GPUs attached to

@@ -44,6 +44,12 @@ CREATE TABLE IF NOT EXISTS prices(
   observed_at TEXT NOT NULL, source TEXT NOT NULL,
   PRIMARY KEY(provider, instance, region, zone, kind, observed_at),
   FOREIGN KEY(provider, instance) REFERENCES instances(provider, name));
+CREATE TABLE IF NOT EXISTS interruptions(
+  provider TEXT NOT NULL, instance TEXT NOT NULL, region TEXT NOT NULL,
+  kind TEXT NOT NULL CHECK(kind IN ('on_demand', 'preemptible', 'spot')),
+  frequency_band TEXT NOT NULL, max_lifetime_hours REAL NOT NULL CHECK(max_lifetime_hours >= 0),
+  observed_at TEXT NOT NULL, source TEXT NOT NULL,
+  PRIMARY KEY(provider, instance, region, kind));
 )sql";
 
 constexpr const char* kInstanceColumns =
@@ -132,6 +138,7 @@ Status CatalogStore::SeedIfNew() {
     if (!batch.ok()) return batch.status();
     for (auto& i : batch->instances) all.instances.push_back(std::move(i));
     for (auto& p : batch->prices) all.prices.push_back(std::move(p));
+    for (auto& i : batch->interruptions) all.interruptions.push_back(std::move(i));
   }
   Result<ImportSummary> s = Import(all, false);
   if (!s.ok()) return s.status().WithContext("seeding the catalog");
@@ -214,6 +221,16 @@ Result<ImportSummary> CatalogStore::Import(const ImportBatch& batch, bool dry_ru
     put_price->Bind(5, kind).Bind(6, p->price.dollars_per_hour()).Bind(7, p->observed_at);
     put_price->Bind(8, p->source);
     EPOCHCOST_RETURN_IF_ERROR(put_price->Run());
+  }
+  Result<Statement> put_interruption =
+      db_->Prepare("INSERT OR REPLACE INTO interruptions VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+  if (!put_interruption.ok()) return put_interruption.status();
+  for (const Interruption& i : batch.interruptions) {
+    put_interruption->Bind(1, i.provider).Bind(2, i.instance).Bind(3, i.region);
+    put_interruption->Bind(4, std::string(PriceKindName(i.kind))).Bind(5, i.frequency_band);
+    put_interruption->Bind(6, i.max_lifetime_hours).Bind(7, i.observed_at).Bind(8, i.source);
+    EPOCHCOST_RETURN_IF_ERROR(put_interruption->Run());
+    ++summary.interruptions_stored;
   }
   if (dry_run) return summary;  // the transaction rolls back
   EPOCHCOST_RETURN_IF_ERROR((*tx)->Commit());
@@ -337,6 +354,29 @@ Result<std::vector<InstanceType>> CatalogStore::Instances() const {
     out.push_back(ReadInstance(*q, 0));
   }
   return out;
+}
+
+Result<std::optional<Interruption>> CatalogStore::InterruptionFor(const std::string& provider,
+                                                                  const std::string& instance,
+                                                                  const std::string& region,
+                                                                  PriceKind kind) const {
+  Result<Statement> q = db_->Prepare(
+      "SELECT instance, region, frequency_band, max_lifetime_hours, observed_at, source FROM "
+      "interruptions WHERE provider = ?1 AND kind = ?4 AND instance IN (?2, '*') AND "
+      "region IN (?3, '*') ORDER BY instance = '*', region = '*' LIMIT 1");
+  if (!q.ok()) return q.status();
+  q->Bind(1, provider).Bind(2, instance).Bind(3, region).Bind(4, std::string(PriceKindName(kind)));
+  Result<bool> row = q->Step();
+  if (!row.ok()) return row.status();
+  if (!*row) return std::optional<Interruption>();
+  return std::optional<Interruption>(Interruption{.provider = provider,
+                                                  .instance = q->Text(0),
+                                                  .region = q->Text(1),
+                                                  .kind = kind,
+                                                  .frequency_band = q->Text(2),
+                                                  .max_lifetime_hours = q->Double(3),
+                                                  .observed_at = q->Text(4),
+                                                  .source = q->Text(5)});
 }
 
 Result<CatalogStats> CatalogStore::Stats() const {

@@ -60,6 +60,11 @@ class CatalogStore {
                                                 std::optional<PriceKind> kind) const;
   Result<std::vector<PriceObservation>> AllPrices() const;
   Result<std::vector<InstanceType>> Instances() const;
+  // The most specific interruption record for an offer (exact instance and region first).
+  Result<std::optional<Interruption>> InterruptionFor(const std::string& provider,
+                                                      const std::string& instance,
+                                                      const std::string& region,
+                                                      PriceKind kind) const;
   Result<CatalogStats> Stats() const;
 
  private:

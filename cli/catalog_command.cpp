@@ -1,6 +1,7 @@
 // `epochcost catalog list|show|history|import|export|stats`.
 #include <chrono>
 #include <iostream>
+#include <set>
 
 #include "catalog/importers.h"
 #include "catalog/store.h"
@@ -89,6 +90,21 @@ int Show(const CatalogOptions& o) {
                                         (o.as_of.empty() ? "" : " as of " + o.as_of) +
                                         " (see `epochcost catalog list`)"));
   std::cout << InstanceText(offers->front().instance) << "\n" << OffersTable(*offers);
+  // Interruptions of each (region, kind) with preemptible or spot offers.
+  std::string notes;
+  std::set<std::string> seen;
+  for (const catalog::Offer& offer : *offers) {
+    if (offer.kind == catalog::PriceKind::kOnDemand) continue;
+    const std::string where = offer.region + " " + std::string(catalog::PriceKindName(offer.kind));
+    if (!seen.insert(where).second) continue;
+    // A composed GCE offer (host+GPU) is interrupted as its host is.
+    const std::string host = offer.instance.name.substr(0, offer.instance.name.find('+'));
+    Result<std::optional<catalog::Interruption>> i =
+        (*store)->InterruptionFor(offer.instance.provider, host, offer.region, offer.kind);
+    if (!i.ok()) return ReportError(i.status());
+    if (*i) notes += InterruptionText(where, **i);
+  }
+  if (!notes.empty()) std::cout << "Interruptions:\n" << notes;
   return kExitOk;
 }
 

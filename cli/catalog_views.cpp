@@ -110,6 +110,16 @@ std::string InstanceText(const catalog::InstanceType& i) {
   return out;
 }
 
+std::string InterruptionText(const std::string& where, const catalog::Interruption& i) {
+  std::string out = "  " + where + ": ";
+  if (!i.frequency_band.empty())
+    out += "interrupted " + i.frequency_band + " of the time per month";
+  if (i.max_lifetime_hours > 0)
+    out += std::string(i.frequency_band.empty() ? "" : "; ") + "runs at most " +
+           Number(i.max_lifetime_hours) + " h";
+  return out + " (" + i.source + ", " + i.observed_at + ")\n";
+}
+
 std::string StatsTable(const catalog::CatalogStats& stats) {
   std::vector<std::vector<std::string>> rows = {
       {"Provider", "Kind", "Instances", "Observations", "Newest"}};
@@ -129,6 +139,9 @@ std::string SummaryText(const catalog::ImportSummary& s, bool dry_run) {
               : "") +
          (s.records_ignored ? ", " + Thousands(s.records_ignored) + " records not applicable"
                             : "") +
+         (s.interruptions_stored
+              ? ", " + Thousands(s.interruptions_stored) + " interruption records stored"
+              : "") +
          "\n";
 }
 

@@ -15,6 +15,7 @@ std::string OffersCsv(const std::vector<catalog::Offer>& offers);
 std::string HistoryTable(const std::vector<catalog::PriceObservation>& history);
 std::string PricesCsv(const std::vector<catalog::PriceObservation>& prices);
 std::string InstanceText(const catalog::InstanceType& instance);
+std::string InterruptionText(const std::string& where, const catalog::Interruption& i);
 std::string StatsTable(const catalog::CatalogStats& stats);
 std::string SummaryText(const catalog::ImportSummary& summary, bool dry_run);
 

@@ -206,7 +206,8 @@ TEST_F(CatalogTest, SkyPilotBadRowsAndUnknownFormat) {
       "skypilot-bad.csv:3: vCPUs 'four' is not a number");
   EXPECT_EQ(FindImporter("excel").status().message(),
             "unknown price-file format 'excel' (known: skypilot, csv, instances, aws-price-list, "
-            "aws-spot-history, gcp-billing-catalog, azure-retail)");
+            "aws-spot-history, gcp-billing-catalog, azure-retail, interruptions, "
+            "aws-spot-advisor)");
   options.observed_at = "yesterday";
   EXPECT_EQ(ImportSkyPilot(Fixture("skypilot-aws-sample.csv"), "s.csv", options).status().message(),
             "s.csv: --observed-at: date 'yesterday' is not YYYY-MM-DD");
@@ -340,6 +341,41 @@ TEST_F(CatalogTest, ConcurrentImportsBothLand) {
   EXPECT_TRUE(sa.ok()) << sa.message();
   EXPECT_TRUE(sb.ok()) << sb.message();
   EXPECT_EQ(store_->History("aws", "p3.2xlarge", "us-east-1", PriceKind::kOnDemand)->size(), 3u);
+}
+
+}  // namespace
+}  // namespace epochcost::catalog
+
+namespace epochcost::catalog {
+namespace {
+
+TEST_F(CatalogTest, SpotAdvisorBandsAndGcePreemptibleLifetime) {
+  ImportBatch b = Read(ImportAwsSpotAdvisor, "aws-spot-advisor.json");
+  ASSERT_EQ(b.interruptions.size(), 3u);  // Linux only
+  Result<ImportSummary> s = store_->Import(b, false);
+  ASSERT_TRUE(s.ok());
+  EXPECT_EQ(s->interruptions_stored, 3);
+  Result<std::optional<Interruption>> i =
+      store_->InterruptionFor("aws", "p3.2xlarge", "us-east-1", PriceKind::kSpot);
+  ASSERT_TRUE(i.ok() && i->has_value());
+  EXPECT_EQ((*i)->frequency_band, "15-20%");
+  EXPECT_EQ((*store_->InterruptionFor("aws", "p3.2xlarge", "us-west-2", PriceKind::kSpot))
+                ->frequency_band,
+            ">20%");
+  EXPECT_FALSE(
+      store_->InterruptionFor("aws", "p3.2xlarge", "eu-west-1", PriceKind::kSpot)->has_value());
+  // Seeded: every GCE preemptible VM stops after 24 hours.
+  Result<std::optional<Interruption>> gce =
+      store_->InterruptionFor("gcp", "n1-highcpu-32", "us-central1", PriceKind::kPreemptible);
+  ASSERT_TRUE(gce->has_value());
+  EXPECT_DOUBLE_EQ((*gce)->max_lifetime_hours, 24);
+  EXPECT_FALSE(store_->InterruptionFor("gcp", "n1-highcpu-32", "us-central1", PriceKind::kSpot)
+                   ->has_value());
+  ImportOptions options{.observed_at = "2026-01-01"};
+  EXPECT_EQ(ImportAwsSpotAdvisor(Fixture("aws-spot-advisor-bad.json"), "bad.json", options)
+                .status()
+                .message(),
+            "bad.json: spot_advisor.us-west-2.Linux.p3.2xlarge.r 7 names no range");
 }
 
 }  // namespace
