@@ -1,5 +1,6 @@
 #include "catalog/store.h"
 
+#include <array>
 #include <cstdlib>
 #include <filesystem>
 #include <map>
@@ -69,6 +70,32 @@ InstanceType ReadInstance(const Statement& s, int first) {
   i.arch = s.Text(first + 8);
   i.attachable = s.Int(first + 9) != 0;
   return i;
+}
+
+// Whether `name` matches `pattern`, where '*' stands for any run of characters.
+bool Glob(std::string_view pattern, std::string_view name) {
+  const size_t star = pattern.find('*');
+  if (star == std::string_view::npos) return pattern == name;
+  const std::string_view head = pattern.substr(0, star), rest = pattern.substr(star + 1);
+  if (name.substr(0, head.size()) != head) return false;
+  for (size_t i = head.size(); i <= name.size(); ++i)
+    if (Glob(rest, name.substr(i))) return true;
+  return false;
+}
+
+// The CPU family of an instance type from data/catalog/cpu-families.csv (first match), or "".
+std::string CpuFamilyOf(const InstanceType& i) {
+  static const std::vector<std::array<std::string, 3>> table = [] {
+    std::vector<std::array<std::string, 3>> rows;
+    Result<CsvTable> t = CsvTable::Parse(SeedFile("cpu-families"), "cpu-families.csv");
+    if (t.ok())
+      for (const CsvRecord& r : t->records())
+        rows.push_back({r.fields[0], r.fields[1], r.fields[2]});
+    return rows;
+  }();
+  for (const auto& [provider, pattern, family] : table)
+    if (provider == i.provider && Glob(pattern, i.name)) return family;
+  return "";
 }
 
 // "n1-standard-1+K80" or "n1-standard-8+V100x4": a GCE host with GPUs attached.
@@ -169,7 +196,8 @@ Result<ImportSummary> CatalogStore::Import(const ImportBatch& batch, bool dry_ru
     if (!exists.ok()) return exists.status();
     if (!*exists) ++summary.instances_added;
     put_instance->Bind(1, i.provider).Bind(2, i.name).Bind(3, i.vcpus).Bind(4, i.memory_gib);
-    put_instance->Bind(5, i.cpu_family).Bind(6, i.gpu).Bind(7, i.gpu_count);
+    put_instance->Bind(5, i.cpu_family.empty() ? CpuFamilyOf(i) : i.cpu_family);
+    put_instance->Bind(6, i.gpu).Bind(7, i.gpu_count);
     put_instance->Bind(8, i.gpu_memory_gib).Bind(9, i.arch).Bind(10, int64_t{i.attachable});
     EPOCHCOST_RETURN_IF_ERROR(put_instance->Run());
   }

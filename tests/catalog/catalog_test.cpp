@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <set>
 #include <thread>
 
 #include "catalog/csv.h"
@@ -376,6 +377,52 @@ TEST_F(CatalogTest, SpotAdvisorBandsAndGcePreemptibleLifetime) {
                 .status()
                 .message(),
             "bad.json: spot_advisor.us-west-2.Linux.p3.2xlarge.r 7 names no range");
+}
+
+}  // namespace
+}  // namespace epochcost::catalog
+
+namespace epochcost::catalog {
+namespace {
+
+TEST_F(CatalogTest, CpuFamiliesNameRowsOfTheHardwareTable) {
+  // data/hardware/cpus.csv is the spec table later stages read by family name.
+  Result<std::string> cpus = ReadFile(std::string(EPOCHCOST_DATA) + "/hardware/cpus.csv");
+  ASSERT_TRUE(cpus.ok());
+  Result<CsvTable> t = CsvTable::Parse(*cpus, "cpus.csv");
+  ASSERT_TRUE(t.ok());
+  std::set<std::string> families;
+  for (const CsvRecord& r : t->records()) families.insert(r.fields[0]);
+  int with_family = 0;
+  const std::vector<InstanceType> instances = *store_->Instances();
+  for (const InstanceType& i : instances) {
+    if (i.cpu_family.empty()) continue;
+    ++with_family;
+    EXPECT_TRUE(families.contains(i.cpu_family))
+        << i.provider << ":" << i.name << " " << i.cpu_family;
+  }
+  EXPECT_GT(with_family, 300);
+  EXPECT_EQ((*store_->FindInstance("aws", "c4.8xlarge"))->cpu_family, "Haswell (Xeon E5-2666 v3)");
+  EXPECT_EQ((*store_->FindInstance("azure", "Standard_D16as_v5"))->cpu_family, "EPYC Milan (7003)");
+  EXPECT_EQ((*store_->FindInstance("azure", "Standard_D16s_v5"))->cpu_family,
+            "Ice Lake-SP (Xeon Scalable 3rd gen)");
+}
+
+TEST_F(CatalogTest, InstanceAndInterruptionCsvBadRecords) {
+  ImportOptions options{.observed_at = "2026-01-01"};
+  EXPECT_EQ(ImportInstanceCsv("provider,name,vcpus,memory_gib,cpu_family,gpu,gpu_count,"
+                              "gpu_memory_gib,arch,attachable\naws,x1,0,4,,,,,x86_64,0\n",
+                              "i.csv", options)
+                .status()
+                .message(),
+            "i.csv:2: vcpus must be positive");
+  EXPECT_EQ(ImportInterruptionCsv("provider,instance,region,kind,frequency_band,"
+                                  "max_lifetime_hours,observed_at,source\n"
+                                  "aws,*,*,spot,often,0,2026-01-01,x\n",
+                                  "r.csv", options)
+                .status()
+                .message(),
+            "r.csv:2: frequency_band 'often' is not one of <5%, 5-10%, 10-15%, 15-20%, >20%");
 }
 
 }  // namespace
