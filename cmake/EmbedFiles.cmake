@@ -1,0 +1,15 @@
+# epochcost_embed_files(OUT_VAR FUNCTION GLOB...): generates a C++ source that defines
+# `FUNCTION()` returning every file matching the globs as {stem, text}, rebuilt when they change,
+# and sets OUT_VAR to its path. data/ is compiled into the binary this way.
+function(epochcost_embed_files out_var function)
+  file(GLOB files CONFIGURE_DEPENDS ${ARGN})
+  set(cpp ${CMAKE_CURRENT_BINARY_DIR}/${function}.cpp)
+  string(REPLACE ";" "\\;" globs "${ARGN}")
+  add_custom_command(
+    OUTPUT ${cpp}
+    COMMAND ${CMAKE_COMMAND} -DOUT=${cpp} -DFUNCTION=${function} "-DGLOB=${globs}"
+            -P ${PROJECT_SOURCE_DIR}/scripts/embed_files.cmake
+    DEPENDS ${files} ${PROJECT_SOURCE_DIR}/scripts/embed_files.cmake
+    COMMENT "Embedding ${function}")
+  set(${out_var} ${cpp} PARENT_SCOPE)
+endfunction()
