@@ -5,6 +5,7 @@
 #include "cli/format.h"
 #include "cli/model_views.h"
 #include "engine/analysis.h"
+#include "engine/lowering.h"
 #include "engine/model_source.h"
 #include "engine/zoo.h"
 
@@ -17,6 +18,8 @@ struct ShowOptions {
   std::string precision = "fp32";
   std::vector<std::string> params;
   bool json = false;
+  std::string optimizer;  // ops: empty means the model's own, else sgd
+  bool forward_only = false;
 };
 
 Result<ModelParameters> ParseParams(const std::vector<std::string>& items) {
@@ -72,6 +75,39 @@ int Show(const ShowOptions& o) {
   return kExitOk;
 }
 
+// The op signatures of one training step (or forward pass), with counts: what `profile` measures.
+int Ops(const ShowOptions& o) {
+  Result<ModelParameters> params = ParseParams(o.params);
+  if (!params.ok()) return ReportError(params.status());
+  Result<DType> precision = ParseDType(o.precision);
+  if (!precision.ok()) return ReportError(precision.status().WithContext("--precision"));
+  Result<Model> model = LoadModel(o.model, *params);
+  if (!model.ok()) return ReportError(model.status());
+  std::string opt_name = o.optimizer;
+  if (opt_name.empty()) opt_name = model->info().training.optimizer;
+  if (opt_name.empty()) opt_name = "sgd";
+  Result<Optimizer> optimizer = ParseOptimizer(opt_name);
+  if (!optimizer.ok()) return ReportError(optimizer.status().WithContext("--optimizer"));
+  Result<StepOps> ops = Lower(*model, {.batch = o.batch,
+                                       .precision = *precision,
+                                       .optimizer = *optimizer,
+                                       .training = !o.forward_only});
+  if (!ops.ok()) return ReportError(ops.status());
+  std::vector<std::vector<std::string>> rows = {{"Count", "Signature", "Layers"}};
+  int total = 0;
+  for (const StepOp& op : ops->ops) {
+    std::string layers = op.layers.front();
+    if (op.layers.size() > 1) layers += " (+" + std::to_string(op.layers.size() - 1) + " more)";
+    rows.push_back({std::to_string(op.count), op.signature.ToString(), layers});
+    total += op.count;
+  }
+  std::cout << RenderTable(rows, {true, false, false})
+            << Thousands(static_cast<int64_t>(ops->ops.size())) << " distinct signatures, "
+            << Thousands(total) << " calls per " << (o.forward_only ? "forward pass" : "step")
+            << " (optimizer " << opt_name << ")\n";
+  return kExitOk;
+}
+
 }  // namespace
 
 void RegisterModelsCommand(CLI::App& app, CommandFn* run) {
@@ -97,6 +133,19 @@ void RegisterModelsCommand(CLI::App& app, CommandFn* run) {
       "  epochcost models show imdb_fasttext --param max_features=1200000 --json\n"
       "  epochcost models show model.onnx");
   show->callback([run, o] { *run = [o] { return Show(*o); }; });
+
+  auto p = std::make_shared<ShowOptions>();
+  CLI::App* ops = models->add_subcommand(
+      "ops", "The op signatures of one training step, merged, with how often each runs");
+  ops->add_option("MODEL", p->model, "Zoo name or model file")->required();
+  ops->add_option("--batch", p->batch, "Samples per step (default 1)");
+  ops->add_option("--precision", p->precision, "fp32 (default), bf16 or fp16");
+  ops->add_option("--optimizer", p->optimizer,
+                  "sgd, momentum, rmsprop, adam or adadelta (default: the model's, else sgd)");
+  ops->add_option("--param", p->params, "Set a model parameter, NAME=INTEGER (repeatable)");
+  ops->add_flag("--forward-only", p->forward_only, "The forward pass alone (inference)");
+  ops->footer("Example:\n  epochcost models ops mnist_cnn --batch 128");
+  ops->callback([run, p] { *run = [p] { return Ops(*p); }; });
 }
 
 }  // namespace epochcost::cli

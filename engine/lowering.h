@@ -1,0 +1,45 @@
+// Lowers a model, at a batch size, precision and optimizer, to the op signatures of one training
+// step (forward, backward-data and backward-weights of every layer, the loss, the optimizer's
+// updates) or of a forward pass alone. Identical signatures are merged with a count, so repeated
+// layers are measured once. docs/op-signatures.md lists what each layer kind becomes.
+#ifndef EPOCHCOST_ENGINE_LOWERING_H_
+#define EPOCHCOST_ENGINE_LOWERING_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/model.h"
+#include "engine/op_signature.h"
+
+namespace epochcost {
+
+enum class Optimizer { kSgd, kMomentum, kRmsprop, kAdam, kAdadelta };
+
+std::string_view OptimizerName(Optimizer o);
+// sgd, momentum, rmsprop, adam, adadelta.
+Result<Optimizer> ParseOptimizer(std::string_view name);
+
+struct LoweringOptions {
+  int64_t batch = 1;
+  DType precision = DType::kFloat32;
+  Optimizer optimizer = Optimizer::kSgd;
+  bool training = true;  // false: the forward pass only (validation, inference)
+};
+
+// One signature and how often a step runs it.
+struct StepOp {
+  OpSignature signature;
+  int count = 0;
+  std::vector<std::string> layers;  // the layers that run it, in model order
+};
+
+struct StepOps {
+  std::vector<StepOp> ops;  // unique signatures, in first-use order
+};
+
+Result<StepOps> Lower(const Model& model, const LoweringOptions& options);
+
+}  // namespace epochcost
+
+#endif  // EPOCHCOST_ENGINE_LOWERING_H_

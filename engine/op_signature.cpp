@@ -1,0 +1,129 @@
+#include "engine/op_signature.h"
+
+#include <array>
+#include <sstream>
+
+namespace epochcost {
+namespace {
+
+constexpr std::array<std::pair<OpKind, std::string_view>, 29> kOpKinds = {{
+    {OpKind::kConvFwd, "conv_fwd"},
+    {OpKind::kConvBwdData, "conv_bwd_data"},
+    {OpKind::kConvBwdWeights, "conv_bwd_weights"},
+    {OpKind::kInnerProductFwd, "ip_fwd"},
+    {OpKind::kInnerProductBwdData, "ip_bwd_data"},
+    {OpKind::kInnerProductBwdWeights, "ip_bwd_weights"},
+    {OpKind::kMatMul, "matmul"},
+    {OpKind::kPoolFwd, "pool_fwd"},
+    {OpKind::kPoolBwd, "pool_bwd"},
+    {OpKind::kBatchNormFwd, "bnorm_fwd"},
+    {OpKind::kBatchNormBwd, "bnorm_bwd"},
+    {OpKind::kLayerNormFwd, "lnorm_fwd"},
+    {OpKind::kLayerNormBwd, "lnorm_bwd"},
+    {OpKind::kEltwiseFwd, "eltwise_fwd"},
+    {OpKind::kEltwiseBwd, "eltwise_bwd"},
+    {OpKind::kSoftmaxFwd, "softmax_fwd"},
+    {OpKind::kSoftmaxBwd, "softmax_bwd"},
+    {OpKind::kBinary, "binary"},
+    {OpKind::kConcat, "concat"},
+    {OpKind::kReorder, "reorder"},
+    {OpKind::kReduce, "reduce"},
+    {OpKind::kDropoutFwd, "dropout_fwd"},
+    {OpKind::kDropoutBwd, "dropout_bwd"},
+    {OpKind::kRnnFwd, "rnn_fwd"},
+    {OpKind::kRnnBwd, "rnn_bwd"},
+    {OpKind::kEmbeddingFwd, "embedding_fwd"},
+    {OpKind::kEmbeddingBwd, "embedding_bwd"},
+    {OpKind::kLoss, "loss"},
+    {OpKind::kOptimizer, "optimizer"},
+}};
+
+// Short dtype names, as benchdnn writes them.
+std::string_view DtName(DType t) {
+  switch (t) {
+    case DType::kFloat32:
+      return "f32";
+    case DType::kBFloat16:
+      return "bf16";
+    case DType::kFloat16:
+      return "f16";
+    case DType::kInt32:
+      return "s32";
+    case DType::kInt64:
+      return "s64";
+  }
+  return "?";
+}
+
+Result<DType> ParseDt(std::string_view s) {
+  for (DType t : {DType::kFloat32, DType::kBFloat16, DType::kFloat16, DType::kInt32, DType::kInt64})
+    if (DtName(t) == s) return t;
+  return Status::InvalidArgument("unknown data type '" + std::string(s) + "'");
+}
+
+}  // namespace
+
+std::string_view OpKindName(OpKind k) {
+  for (const auto& [kind, name] : kOpKinds)
+    if (kind == k) return name;
+  return "?";
+}
+
+Result<OpKind> ParseOpKind(std::string_view name) {
+  for (const auto& [kind, n] : kOpKinds)
+    if (n == name) return kind;
+  return Status::InvalidArgument("unknown op kind '" + std::string(name) + "'");
+}
+
+int64_t OpSignature::dim(const std::string& key, int64_t fallback) const {
+  auto it = dims.find(key);
+  return it == dims.end() ? fallback : it->second;
+}
+
+std::string OpSignature::ToString() const {
+  std::string s = std::string(OpKindName(kind)) + " dt=" + std::string(DtName(dtype));
+  if (!alg.empty()) s += " alg=" + alg;
+  for (const auto& [k, v] : dims) s += " " + k + "=" + std::to_string(v);
+  return s;
+}
+
+Result<OpSignature> OpSignature::Parse(std::string_view line) {
+  std::istringstream in{std::string(line)};
+  std::string word;
+  if (!(in >> word)) return Status::InvalidArgument("empty op signature");
+  OpSignature sig;
+  Result<OpKind> kind = ParseOpKind(word);
+  if (!kind.ok()) return kind.status();
+  sig.kind = *kind;
+  bool have_dt = false;
+  while (in >> word) {
+    const size_t eq = word.find('=');
+    if (eq == std::string::npos || eq == 0 || eq + 1 == word.size())
+      return Status::InvalidArgument("'" + word + "' is not KEY=VALUE");
+    const std::string key = word.substr(0, eq), value = word.substr(eq + 1);
+    if (key == "dt") {
+      Result<DType> dt = ParseDt(value);
+      if (!dt.ok()) return dt.status();
+      sig.dtype = *dt;
+      have_dt = true;
+    } else if (key == "alg") {
+      sig.alg = value;
+    } else {
+      size_t used = 0;
+      long long v = 0;
+      try {
+        v = std::stoll(value, &used);
+      } catch (const std::exception&) {
+        used = 0;
+      }
+      if (used != value.size() || v < 0)
+        return Status::InvalidArgument("'" + word + "': sizes must be non-negative integers");
+      if (!sig.dims.emplace(key, v).second)
+        return Status::InvalidArgument("'" + key + "' is given twice");
+    }
+  }
+  if (!have_dt) return Status::InvalidArgument("dt= is missing");
+  return sig;
+}
+
+}  // namespace epochcost

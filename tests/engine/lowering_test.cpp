@@ -1,0 +1,132 @@
+// Lowering a model to the op signatures of a training step.
+#include "engine/lowering.h"
+
+#include <gtest/gtest.h>
+
+#include <set>
+
+#include "engine/zoo.h"
+
+namespace epochcost {
+namespace {
+
+StepOps LowerZoo(const char* name, int64_t batch, Optimizer opt, bool training = true) {
+  Result<Model> m = LoadZooModel(name);
+  EXPECT_TRUE(m.ok());
+  Result<StepOps> ops = Lower(*m, {.batch = batch, .optimizer = opt, .training = training});
+  EXPECT_TRUE(ops.ok()) << ops.status().message();
+  return ops.ok() ? *ops : StepOps{};
+}
+
+int Count(const StepOps& ops, OpKind kind) {
+  int n = 0;
+  for (const StepOp& op : ops.ops)
+    if (op.signature.kind == kind) n += op.count;
+  return n;
+}
+
+TEST(OpSignatureTest, PrintsAndParsesBack) {
+  OpSignature sig{.kind = OpKind::kConvBwdWeights,
+                  .dtype = DType::kBFloat16,
+                  .dims = {{"mb", 32}, {"ic", 3}, {"oc", 32}, {"ph", 0}}};
+  EXPECT_EQ(sig.ToString(), "conv_bwd_weights dt=bf16 ic=3 mb=32 oc=32 ph=0");
+  Result<OpSignature> back = OpSignature::Parse(sig.ToString());
+  ASSERT_TRUE(back.ok());
+  EXPECT_EQ(*back, sig);
+  EXPECT_EQ(OpSignature::Parse("optimizer dt=f32 alg=adam n=1000")->alg, "adam");
+  EXPECT_EQ(OpSignature::Parse("conv_sideways dt=f32").status().message(),
+            "unknown op kind 'conv_sideways'");
+  EXPECT_EQ(OpSignature::Parse("ip_fwd mb=32").status().message(), "dt= is missing");
+  EXPECT_EQ(OpSignature::Parse("ip_fwd dt=f32 mb=-3").status().message(),
+            "'mb=-3': sizes must be non-negative integers");
+  EXPECT_EQ(OpSignature::Parse("ip_fwd dt=f32 mb=3 mb=4").status().message(),
+            "'mb' is given twice");
+}
+
+TEST(LoweringTest, MnistCnnTrainingStep) {
+  StepOps ops = LowerZoo("mnist_cnn", 128, Optimizer::kAdadelta);
+  // Forward: two convolutions, two dense layers; backward: weights of all four, data gradients of
+  // all but the first convolution (the image needs none).
+  EXPECT_EQ(Count(ops, OpKind::kConvFwd), 2);
+  EXPECT_EQ(Count(ops, OpKind::kConvBwdWeights), 2);
+  EXPECT_EQ(Count(ops, OpKind::kConvBwdData), 1);
+  EXPECT_EQ(Count(ops, OpKind::kInnerProductFwd), 2);
+  EXPECT_EQ(Count(ops, OpKind::kInnerProductBwdData), 2);
+  EXPECT_EQ(Count(ops, OpKind::kInnerProductBwdWeights), 2);
+  EXPECT_EQ(Count(ops, OpKind::kDropoutFwd), 2);
+  EXPECT_EQ(Count(ops, OpKind::kLoss), 1);
+  EXPECT_EQ(ops.ops.front().signature.ToString(),
+            "conv_fwd dt=f32 dh=1 dw=1 g=1 ic=1 ih=28 iw=28 kh=3 kw=3 mb=128 oc=32 oh=26 ow=26 "
+            "ph=0 pw=0 sh=1 sw=1");
+  // One Adadelta update per weight tensor: kernels and biases of the four layers.
+  std::multiset<int64_t> updates;
+  for (const StepOp& op : ops.ops)
+    if (op.signature.kind == OpKind::kOptimizer) {
+      EXPECT_EQ(op.signature.alg, "adadelta");
+      for (int k = 0; k < op.count; ++k) updates.insert(op.signature.dim("n"));
+    }
+  EXPECT_EQ(updates, (std::multiset<int64_t>{288, 32, 18432, 64, 1179648, 128, 1280, 10}));
+  int64_t total = 0;
+  for (int64_t n : updates) total += n;
+  EXPECT_EQ(total, 1199882);
+}
+
+TEST(LoweringTest, RepeatedLayersAreMeasuredOnce) {
+  StepOps ops = LowerZoo("resnet50", 32, Optimizer::kMomentum);
+  // conv3_block2..4 share one 3x3 convolution signature.
+  bool found = false;
+  for (const StepOp& op : ops.ops)
+    if (op.signature.kind == OpKind::kConvFwd && op.signature.dim("kh") == 3 &&
+        op.signature.dim("ic") == 128 && op.signature.dim("ih") == 28) {
+      EXPECT_EQ(op.count, 4);  // blocks 1..4 of stage 3 after the stride
+      found = true;
+    }
+  EXPECT_TRUE(found);
+  EXPECT_EQ(Count(ops, OpKind::kConvFwd), 53);  // 49 main-path + 4 shortcut convolutions
+  EXPECT_LT(ops.ops.size(), 200u);
+}
+
+TEST(LoweringTest, SamePaddingAndStrides) {
+  StepOps ops = LowerZoo("cifar10_cnn", 32, Optimizer::kRmsprop);
+  const OpSignature& first = ops.ops.front().signature;
+  EXPECT_EQ(first.dim("ph"), 1);
+  EXPECT_EQ(first.dim("oh"), 32);
+  for (const StepOp& op : ops.ops)
+    if (op.signature.kind == OpKind::kPoolFwd) {
+      EXPECT_EQ(op.signature.dim("sh"), 2);
+      EXPECT_EQ(op.signature.alg, "max");
+    }
+}
+
+TEST(LoweringTest, RecurrentAndEmbeddingModels) {
+  StepOps ops = LowerZoo("imdb_bidirectional_lstm", 32, Optimizer::kAdam);
+  EXPECT_EQ(Count(ops, OpKind::kRnnFwd), 1);
+  EXPECT_EQ(Count(ops, OpKind::kRnnBwd), 1);
+  EXPECT_EQ(Count(ops, OpKind::kEmbeddingBwd), 1);
+  for (const StepOp& op : ops.ops) {
+    if (op.signature.kind == OpKind::kRnnFwd) {
+      EXPECT_EQ(op.signature.ToString(), "rnn_fwd dt=f32 alg=lstm dirs=2 hc=64 ic=128 mb=32 t=100");
+    }
+    if (op.signature.kind == OpKind::kEmbeddingFwd) {
+      EXPECT_EQ(op.signature.ToString(), "embedding_fwd dt=f32 dim=128 rows=3200 vocab=20000");
+    }
+  }
+}
+
+TEST(LoweringTest, ForwardOnlyHasNoBackwardOrUpdates) {
+  StepOps ops = LowerZoo("bert_base", 8, Optimizer::kAdam, /*training=*/false);
+  EXPECT_EQ(Count(ops, OpKind::kOptimizer), 0);
+  EXPECT_EQ(Count(ops, OpKind::kInnerProductBwdWeights), 0);
+  EXPECT_EQ(Count(ops, OpKind::kDropoutFwd), 0);  // dropout is off outside training
+  EXPECT_EQ(Count(ops, OpKind::kMatMul), 24);     // Q K^T and P V in 12 layers
+}
+
+TEST(LoweringTest, BadOptions) {
+  Result<Model> m = LoadZooModel("mnist_mlp");
+  EXPECT_EQ(Lower(*m, {.batch = 0}).status().message(), "batch must be positive, got 0");
+  EXPECT_EQ(ParseOptimizer("lamb").status().message(),
+            "unknown optimizer 'lamb' (expected sgd, momentum, rmsprop, adam or adadelta)");
+}
+
+}  // namespace
+}  // namespace epochcost
