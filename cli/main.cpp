@@ -15,7 +15,8 @@ int ReportError(const Status& status) {
 namespace {
 
 using RegisterFn = void (*)(CLI::App&, CommandFn*);
-constexpr std::array<RegisterFn, 2> kCommands = {RegisterModelsCommand, RegisterCatalogCommand};
+constexpr std::array<RegisterFn, 3> kCommands = {RegisterModelsCommand, RegisterCatalogCommand,
+                                                 RegisterProfileCommand};
 
 int Main(int argc, char** argv) {
   CLI::App app{

@@ -1,0 +1,39 @@
+// The profiler's one interface: a backend measures op signatures on one device. Backends: oneDNN
+// on the CPU (cpu/), cuDNN + cuBLAS on NVIDIA GPUs (gpu/, built where CUDA is found).
+#ifndef EPOCHCOST_PROFILER_BACKEND_H_
+#define EPOCHCOST_PROFILER_BACKEND_H_
+
+#include <string>
+
+#include "engine/op_signature.h"
+#include "engine/units.h"
+
+namespace epochcost::profiler {
+
+struct MeasureOptions {
+  int threads = 1;
+  int warmup = 2;
+  int min_repeats = 10;
+  Seconds min_time = Seconds::FromMilliseconds(200);
+};
+
+// Timed runs of one signature: order statistics of the per-run times.
+struct Measurement {
+  Seconds median;
+  Seconds p10;
+  Seconds p90;
+  int count = 0;
+};
+
+class Backend {
+ public:
+  virtual ~Backend() = default;
+  // "cpu" or "gpu".
+  virtual std::string kind() const = 0;
+  // Times one signature; an error names what the backend cannot run.
+  virtual Result<Measurement> Measure(const OpSignature& sig, const MeasureOptions& options) = 0;
+};
+
+}  // namespace epochcost::profiler
+
+#endif  // EPOCHCOST_PROFILER_BACKEND_H_

@@ -1,0 +1,45 @@
+#include "profiler/timer.h"
+
+#include <algorithm>
+#include <chrono>
+
+namespace epochcost::profiler {
+namespace {
+
+double Percentile(const std::vector<double>& sorted, double q) {
+  const double pos = q * static_cast<double>(sorted.size() - 1);
+  const size_t lo = static_cast<size_t>(pos);
+  const size_t hi = std::min(lo + 1, sorted.size() - 1);
+  return sorted[lo] + (pos - static_cast<double>(lo)) * (sorted[hi] - sorted[lo]);
+}
+
+}  // namespace
+
+Measurement Summarize(std::vector<double> samples) {
+  std::sort(samples.begin(), samples.end());
+  Measurement m;
+  m.median = Seconds::FromSeconds(Percentile(samples, 0.5));
+  m.p10 = Seconds::FromSeconds(Percentile(samples, 0.1));
+  m.p90 = Seconds::FromSeconds(Percentile(samples, 0.9));
+  m.count = static_cast<int>(samples.size());
+  return m;
+}
+
+Measurement TimeRuns(const std::function<void()>& run, const MeasureOptions& options) {
+  using Clock = std::chrono::steady_clock;
+  for (int i = 0; i < options.warmup; ++i) run();
+  std::vector<double> samples;
+  double total = 0;
+  while (static_cast<int>(samples.size()) < options.min_repeats ||
+         total < options.min_time.seconds()) {
+    const auto start = Clock::now();
+    run();
+    const double s = std::chrono::duration<double>(Clock::now() - start).count();
+    samples.push_back(s);
+    total += s;
+    if (samples.size() >= 100000) break;
+  }
+  return Summarize(std::move(samples));
+}
+
+}  // namespace epochcost::profiler

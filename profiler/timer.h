@@ -1,0 +1,21 @@
+// Repeats a callable until a minimum count and time are reached, after warm-up, and reports the
+// median, 10th and 90th percentile of the per-run wall times (steady clock).
+#ifndef EPOCHCOST_PROFILER_TIMER_H_
+#define EPOCHCOST_PROFILER_TIMER_H_
+
+#include <functional>
+#include <vector>
+
+#include "profiler/backend.h"
+
+namespace epochcost::profiler {
+
+// Order statistics of `samples` (seconds), which must not be empty. Percentiles interpolate
+// linearly between order statistics (numpy's default).
+Measurement Summarize(std::vector<double> samples);
+
+Measurement TimeRuns(const std::function<void()>& run, const MeasureOptions& options);
+
+}  // namespace epochcost::profiler
+
+#endif  // EPOCHCOST_PROFILER_TIMER_H_
