@@ -1,5 +1,4 @@
 // `epochcost catalog list|show|history|import|export|stats`.
-#include <chrono>
 #include <iostream>
 #include <set>
 
@@ -7,6 +6,7 @@
 #include "catalog/store.h"
 #include "cli/catalog_views.h"
 #include "cli/commands.h"
+#include "cli/format.h"
 #include "engine/file_util.h"
 
 namespace epochcost::cli {
@@ -28,15 +28,6 @@ struct CatalogOptions {
 Result<std::unique_ptr<catalog::CatalogStore>> OpenStore(const CatalogOptions& o) {
   return catalog::CatalogStore::Open(o.path.empty() ? catalog::CatalogStore::DefaultPath()
                                                     : o.path);
-}
-
-std::string Today() {
-  const auto now = std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now());
-  const std::chrono::year_month_day ymd{now};
-  char buf[16];
-  std::snprintf(buf, sizeof buf, "%04d-%02u-%02u", static_cast<int>(ymd.year()),
-                static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()));
-  return buf;
 }
 
 // "aws:p2.xlarge" or "p2.xlarge".
@@ -140,7 +131,7 @@ int Import(const CatalogOptions& o) {
   if (!store.ok()) return ReportError(store.status());
   Result<std::vector<catalog::InstanceType>> known = (*store)->Instances();
   if (!known.ok()) return ReportError(known.status());
-  catalog::ImportOptions options{.observed_at = o.observed_at.empty() ? Today() : o.observed_at,
+  catalog::ImportOptions options{.observed_at = o.observed_at.empty() ? TodayIso() : o.observed_at,
                                  .cloud = o.cloud,
                                  .skip_bad = o.skip_bad,
                                  .known_instances = std::move(*known)};

@@ -1,5 +1,6 @@
 #include "cli/format.h"
 
+#include <chrono>
 #include <cmath>
 #include <cstdio>
 
@@ -39,6 +40,15 @@ std::string BinaryBytes(double bytes) {
   }
   char buf[32];
   std::snprintf(buf, sizeof buf, u == 0 ? "%.0f %s" : "%.2f %s", bytes, kUnits[u]);
+  return buf;
+}
+
+std::string TodayIso() {
+  const auto now = std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now());
+  const std::chrono::year_month_day ymd{now};
+  char buf[16];
+  std::snprintf(buf, sizeof buf, "%04d-%02u-%02u", static_cast<int>(ymd.year()),
+                static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()));
   return buf;
 }
 

@@ -15,6 +15,9 @@ std::string Si(double x);
 // Bytes with binary units: 1536 -> "1.50 KiB".
 std::string BinaryBytes(double bytes);
 
+// Today's date, YYYY-MM-DD (UTC).
+std::string TodayIso();
+
 // A text table: the first row is the header; columns are left-aligned unless `right` says.
 std::string RenderTable(const std::vector<std::vector<std::string>>& rows,
                         const std::vector<bool>& right);

@@ -15,8 +15,8 @@ int ReportError(const Status& status) {
 namespace {
 
 using RegisterFn = void (*)(CLI::App&, CommandFn*);
-constexpr std::array<RegisterFn, 3> kCommands = {RegisterModelsCommand, RegisterCatalogCommand,
-                                                 RegisterProfileCommand};
+constexpr std::array<RegisterFn, 4> kCommands = {RegisterModelsCommand, RegisterCatalogCommand,
+                                                 RegisterProfileCommand, RegisterPredictCommand};
 
 int Main(int argc, char** argv) {
   CLI::App app{

@@ -1,59 +1,232 @@
-// `epochcost profile op SIGNATURE`: measures one op signature (a repro line printed by
-// `epochcost models ops`) on this machine's CPU.
+// `epochcost profile MODEL...` measures what `predict` needs on this CPU and stores it;
+// `profile op SIGNATURE` times one repro line; `profile export|import FILE` moves profiles.
+#include <unistd.h>
+
 #include <iostream>
+#include <set>
+#include <sstream>
 
 #include "cli/commands.h"
 #include "cli/format.h"
-#include "engine/op_signature.h"
+#include "engine/file_util.h"
+#include "engine/lowering.h"
+#include "engine/model_source.h"
 #include "profiler/cpu/onednn_backend.h"
+#include "profiler/microbench.h"
+#include "profiler/profile_store.h"
 
 namespace epochcost::cli {
 namespace {
 
-struct OpOptions {
+struct ProfileOptions {
+  std::vector<std::string> models;
+  std::string threads = "1";
+  int64_t batch = 0;  // 0: each model's own
+  std::string optimizer, precision = "fp32", profiles, file;
+  bool force = false;
+  // op
   std::string signature;
-  int threads = 1;
   double min_ms = 200;
   int repeats = 10;
 };
 
-int MeasureOp(const OpOptions& o) {
+Result<std::vector<int>> ParseThreads(const std::string& list) {
+  std::vector<int> out;
+  std::stringstream in(list);
+  for (std::string item; std::getline(in, item, ',');) {
+    size_t used = 0;
+    int t = 0;
+    try {
+      t = std::stoi(item, &used);
+    } catch (const std::exception&) {
+      used = 0;
+    }
+    if (used == 0 || used != item.size() || t <= 0)
+      return Status::InvalidArgument("--threads '" + list +
+                                     "': expected positive integers separated by commas");
+    out.push_back(t);
+  }
+  if (out.empty()) return Status::InvalidArgument("--threads is empty");
+  return out;
+}
+
+Result<std::unique_ptr<profiler::ProfileStore>> OpenProfiles(const std::string& path) {
+  return profiler::ProfileStore::Open(path.empty() ? profiler::ProfileStore::DefaultPath() : path);
+}
+
+// "[#####.....] 12/40 conv_fwd ..." on stderr, only on a terminal.
+void Progress(int done, int total, const std::string& what) {
+  if (!isatty(STDERR_FILENO)) return;
+  const int width = 30, filled = total ? done * width / total : width;
+  std::cerr << "\r[" << std::string(filled, '#') << std::string(width - filled, '.') << "] " << done
+            << "/" << total << " " << what.substr(0, 60) << "\033[K" << std::flush;
+  if (done == total) std::cerr << "\n";
+}
+
+int ProfileModels(const ProfileOptions& o) {
+  Result<std::vector<int>> threads = ParseThreads(o.threads);
+  if (!threads.ok()) return ReportError(threads.status());
+  Result<DType> precision = ParseDType(o.precision);
+  if (!precision.ok()) return ReportError(precision.status().WithContext("--precision"));
+  if (o.batch < 0) return ReportError(Status::InvalidArgument("--batch must be positive"));
+  Result<std::unique_ptr<profiler::ProfileStore>> store = OpenProfiles(o.profiles);
+  if (!store.ok()) return ReportError(store.status());
+  const profiler::Fingerprint here = profiler::LocalCpu();
+  (*store)->SelectDevice(here);
+
+  // Every signature a training step and a validation pass of each model runs.
+  std::set<std::string> wanted;
+  for (const std::string& spec : o.models) {
+    Result<Model> model = LoadModel(spec);
+    if (!model.ok()) return ReportError(model.status());
+    const int64_t batch = o.batch ? o.batch : std::max<int64_t>(model->info().training.batch, 1);
+    std::string opt = o.optimizer.empty() ? model->info().training.optimizer : o.optimizer;
+    Result<Optimizer> optimizer = ParseOptimizer(opt.empty() ? "sgd" : opt);
+    if (!optimizer.ok()) return ReportError(optimizer.status().WithContext("--optimizer"));
+    for (bool training : {true, false}) {
+      Result<StepOps> ops = Lower(
+          *model,
+          {.batch = batch, .precision = *precision, .optimizer = *optimizer, .training = training});
+      if (!ops.ok()) return ReportError(ops.status());
+      for (const StepOp& op : ops->ops) wanted.insert(op.signature.ToString());
+    }
+  }
+  std::unique_ptr<profiler::Backend> cpu = profiler::MakeCpuBackend();
+  const std::string today = TodayIso();
+  int measured = 0, reused = 0;
+  std::vector<std::pair<std::string, int>> todo;
+  for (int t : *threads)
+    for (const std::string& sig : wanted) {
+      if (!o.force && (*store)->Find(*OpSignature::Parse(sig), t)) {
+        ++reused;
+        continue;
+      }
+      todo.push_back({sig, t});
+    }
+  for (size_t i = 0; i < todo.size(); ++i) {
+    const auto& [sig, t] = todo[i];
+    Progress(static_cast<int>(i), static_cast<int>(todo.size()), sig);
+    Result<profiler::Measurement> m = cpu->Measure(*OpSignature::Parse(sig), {.threads = t});
+    if (!m.ok()) return ReportError(m.status());
+    Status s = (*store)->Put(here, {sig, t, *m, today});
+    if (!s.ok()) return ReportError(s);
+    ++measured;
+  }
+  Progress(static_cast<int>(todo.size()), static_cast<int>(todo.size()), "");
+  // Microbenchmarks, once per thread count.
+  Result<std::vector<profiler::Microbenchmark>> have = (*store)->Microbenchmarks(here);
+  if (!have.ok()) return ReportError(have.status());
+  for (int t : *threads) {
+    bool stored = false;
+    for (const auto& b : *have) stored = stored || b.threads == t;
+    if (stored && !o.force) continue;
+    Result<std::vector<profiler::Microbenchmark>> bs = profiler::RunMicrobenchmarks(*cpu, t, today);
+    if (!bs.ok()) return ReportError(bs.status());
+    for (const auto& b : *bs) {
+      Status s = (*store)->PutMicrobenchmark(here, b);
+      if (!s.ok()) return ReportError(s);
+    }
+  }
+  std::cout << "profiled on " << here.model << " (" << here.library << "): " << measured
+            << " signatures measured, " << reused << " already stored\n";
+  return kExitOk;
+}
+
+int MeasureOp(const ProfileOptions& o) {
   Result<OpSignature> sig = OpSignature::Parse(o.signature);
   if (!sig.ok()) return ReportError(sig.status().WithContext("signature"));
-  if (o.threads <= 0 || o.repeats <= 0 || o.min_ms < 0)
-    return ReportError(Status::InvalidArgument(
-        "--threads and --repeats must be positive and --min-ms not negative"));
+  Result<std::vector<int>> threads = ParseThreads(o.threads);
+  if (!threads.ok()) return ReportError(threads.status());
+  if (o.repeats <= 0 || o.min_ms < 0)
+    return ReportError(
+        Status::InvalidArgument("--repeats must be positive and --min-ms not negative"));
   std::unique_ptr<profiler::Backend> backend = profiler::MakeCpuBackend();
-  profiler::MeasureOptions options{.threads = o.threads,
-                                   .min_repeats = o.repeats,
-                                   .min_time = Seconds::FromMilliseconds(o.min_ms)};
-  Result<profiler::Measurement> m = backend->Measure(*sig, options);
-  if (!m.ok()) return ReportError(m.status());
-  char line[160];
-  std::snprintf(line, sizeof line,
-                "median %.4f ms  p10 %.4f ms  p90 %.4f ms  (%d runs, %d thread%s)\n",
-                m->median.milliseconds(), m->p10.milliseconds(), m->p90.milliseconds(), m->count,
-                o.threads, o.threads == 1 ? "" : "s");
-  std::cout << sig->ToString() << "\n" << line;
+  std::cout << sig->ToString() << "\n";
+  for (int t : *threads) {
+    Result<profiler::Measurement> m = backend->Measure(
+        *sig,
+        {.threads = t, .min_repeats = o.repeats, .min_time = Seconds::FromMilliseconds(o.min_ms)});
+    if (!m.ok()) return ReportError(m.status());
+    char line[160];
+    std::snprintf(line, sizeof line,
+                  "median %.4f ms  p10 %.4f ms  p90 %.4f ms  (%d runs, %d thread%s)\n",
+                  m->median.milliseconds(), m->p10.milliseconds(), m->p90.milliseconds(), m->count,
+                  t, t == 1 ? "" : "s");
+    std::cout << line;
+  }
+  return kExitOk;
+}
+
+int Export(const ProfileOptions& o) {
+  Result<std::unique_ptr<profiler::ProfileStore>> store = OpenProfiles(o.profiles);
+  if (!store.ok()) return ReportError(store.status());
+  Result<std::string> json = (*store)->ExportJson(profiler::LocalCpu());
+  if (!json.ok()) return ReportError(json.status());
+  FILE* f = o.file == "-" ? stdout : std::fopen(o.file.c_str(), "w");
+  if (!f) return ReportError(Status::IoError(o.file + ": cannot write"));
+  std::fputs(json->c_str(), f);
+  if (f != stdout) std::fclose(f);
+  return kExitOk;
+}
+
+int Import(const ProfileOptions& o) {
+  Result<std::string> text = ReadFile(o.file);
+  if (!text.ok()) return ReportError(text.status());
+  Result<std::unique_ptr<profiler::ProfileStore>> store = OpenProfiles(o.profiles);
+  if (!store.ok()) return ReportError(store.status());
+  Result<int> n = (*store)->ImportJson(*text, o.file);
+  if (!n.ok()) return ReportError(n.status());
+  std::cout << "imported " << *n << " measurements from " << o.file << "\n";
   return kExitOk;
 }
 
 }  // namespace
 
 void RegisterProfileCommand(CLI::App& app, CommandFn* run) {
-  CLI::App* profile = app.add_subcommand("profile", "Measure op times on this machine");
-  profile->require_subcommand(1);
-  auto o = std::make_shared<OpOptions>();
+  auto o = std::make_shared<ProfileOptions>();
+  CLI::App* profile = app.add_subcommand(
+      "profile", "Measure the op times of models on this machine's CPU and store them");
+  profile->add_option("MODEL", o->models, "Zoo names or model files");
+  profile->add_option("--threads", o->threads, "Thread counts, e.g. 1,2 (default 1)");
+  profile->add_option("--batch", o->batch, "Batch size (default: each model's own)");
+  profile->add_option("--optimizer", o->optimizer, "Optimizer (default: each model's own)");
+  profile->add_option("--precision", o->precision, "fp32 (default), bf16 or fp16");
+  profile->add_option("--profiles", o->profiles,
+                      "Profile database (default $EPOCHCOST_PROFILES, else "
+                      "$XDG_DATA_HOME/epochcost/profiles.sqlite)");
+  profile->add_flag("--force", o->force, "Measure again what is already stored");
+  profile->footer(
+      "Examples:\n  epochcost profile mnist_cnn mnist_mlp --threads 1,2\n"
+      "  epochcost profile export my-cpu.json");
+  profile->callback([run, o, profile] {
+    if (profile->get_subcommands().empty())
+      *run = [o] {
+        if (o->models.empty())
+          return ReportError(Status::InvalidArgument("give one or more models to profile"));
+        return ProfileModels(*o);
+      };
+  });
+
   CLI::App* op = profile->add_subcommand("op", "Time one op signature (a line of `models ops`)");
   op->add_option("SIGNATURE", o->signature, "e.g. \"ip_fwd dt=f32 bias=1 ic=1024 mb=1024 oc=1024\"")
       ->required();
-  op->add_option("--threads", o->threads, "Threads (default 1)");
   op->add_option("--min-ms", o->min_ms, "Keep repeating for at least this long (default 200)");
   op->add_option("--repeats", o->repeats, "And at least this many times (default 10)");
+  op->add_option("--threads", o->threads, "Thread counts, e.g. 1,2 (default 1)");
   op->footer(
-      "Example:\n  epochcost profile op \"conv_fwd dt=f32 dh=1 dw=1 g=1 ic=32 ih=26 iw=26 kh=3 "
-      "kw=3 mb=128 oc=64 oh=24 ow=24 ph=0 pw=0 sh=1 sw=1\" --threads 2");
+      "Example:\n  epochcost profile op \"ip_fwd dt=f32 bias=1 ic=1024 mb=1024 oc=1024\" "
+      "--threads 1,2");
   op->callback([run, o] { *run = [o] { return MeasureOp(*o); }; });
+
+  CLI::App* exp = profile->add_subcommand("export", "Write this CPU's profile as JSON");
+  exp->add_option("FILE", o->file, "Output file, or - for stdout")->required();
+  exp->add_option("--profiles", o->profiles, "Profile database");
+  exp->callback([run, o] { *run = [o] { return Export(*o); }; });
+
+  CLI::App* imp = profile->add_subcommand("import", "Add a profile JSON file to the store");
+  imp->add_option("FILE", o->file, "A file written by `profile export`")->required();
+  imp->add_option("--profiles", o->profiles, "Profile database");
+  imp->callback([run, o] { *run = [o] { return Import(*o); }; });
 }
 
 }  // namespace epochcost::cli

@@ -9,10 +9,11 @@ args=$(sed -n 's/^# RUN: //p' "$case" | head -n 1)
 want_exit=$(sed -n 's/^# EXIT: //p' "$case" | head -n 1)
 [ -n "$args" ] || { echo "$case: no '# RUN:' line" >&2; exit 2; }
 actual=$(mktemp)
-# Each case gets a fresh catalog, seeded from the data compiled into epochcost.
-export EPOCHCOST_CATALOG
+# Each case gets a fresh catalog and profile store, seeded from the data compiled into epochcost.
+export EPOCHCOST_CATALOG EPOCHCOST_PROFILES
 EPOCHCOST_CATALOG=$(mktemp -u /tmp/epochcost-golden-XXXXXX).sqlite
-trap 'rm -f "$actual" "$EPOCHCOST_CATALOG"*' EXIT
+EPOCHCOST_PROFILES=$(mktemp -u /tmp/epochcost-golden-XXXXXX).profiles.sqlite
+trap 'rm -f "$actual" "$EPOCHCOST_CATALOG"* "$EPOCHCOST_PROFILES"*' EXIT
 set +e
 eval "\"$bin\" $args" >"$actual" 2>&1
 got_exit=$?
@@ -23,7 +24,7 @@ if [ "$mode" = "--update" ]; then
   exit 0
 fi
 expected=$(mktemp)
-trap 'rm -f "$actual" "$expected" "$EPOCHCOST_CATALOG"*' EXIT
+trap 'rm -f "$actual" "$expected" "$EPOCHCOST_CATALOG"* "$EPOCHCOST_PROFILES"*' EXIT
 sed '1,2d' "$case" >"$expected"
 status=0
 if [ "$got_exit" != "$want_exit" ]; then

@@ -1,12 +1,15 @@
 // The profiler: order statistics against hand-computed values, and a run of every op kind the
 // CPU backend supports on small shapes (no timing is asserted).
 #include <gtest/gtest.h>
+#include <unistd.h>
 
+#include <filesystem>
 #include <set>
 
 #include "engine/lowering.h"
 #include "engine/zoo.h"
 #include "profiler/cpu/onednn_backend.h"
+#include "profiler/profile_store.h"
 #include "profiler/timer.h"
 
 namespace epochcost::profiler {
@@ -56,6 +59,121 @@ TEST(CpuBackendTest, BadThreadsAndUnsupportedTypes) {
             "threads must be positive, got 0");
   EXPECT_EQ(cpu->Measure(sig, {}).status().message(),
             "optimizer dt=bf16 alg=adam n=10: the project's own kernels run in f32 only");
+}
+
+}  // namespace
+}  // namespace epochcost::profiler
+
+namespace epochcost::profiler {
+namespace {
+
+class ProfileStoreTest : public testing::Test {
+ protected:
+  void SetUp() override {
+    path_ = (std::filesystem::temp_directory_path() /
+             ("epochcost_profiles_" + std::to_string(::getpid()) + ".sqlite"))
+                .string();
+    for (const char* ext : {"", "-wal", "-shm"}) std::filesystem::remove(path_ + ext);
+  }
+  void TearDown() override {
+    for (const char* ext : {"", "-wal", "-shm"}) std::filesystem::remove(path_ + ext);
+  }
+  std::string path_;
+};
+
+Fingerprint TestDevice() { return {"cpu", "Test CPU 9000", "avx2 fma", 4, 8, "oneDNN 2.6.3"}; }
+
+TEST_F(ProfileStoreTest, PutFindExportImport) {
+  Result<std::unique_ptr<ProfileStore>> store = ProfileStore::Open(path_);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  const OpSignature sig = *OpSignature::Parse("ip_fwd dt=f32 bias=1 ic=8 mb=4 oc=2");
+  const Measurement m{Seconds::FromMicroseconds(10), Seconds::FromMicroseconds(9),
+                      Seconds::FromMicroseconds(12), 50};
+  ASSERT_TRUE((*store)->Put(TestDevice(), {sig.ToString(), 2, m, "2026-01-02"}).ok());
+  (*store)->SelectDevice(TestDevice());
+  std::optional<OpTime> t = (*store)->Find(sig, 2);
+  ASSERT_TRUE(t.has_value());
+  EXPECT_DOUBLE_EQ(t->median.seconds(), 10e-6);
+  EXPECT_EQ(t->source, "measured here (2026-01-02)");
+  EXPECT_FALSE((*store)->Find(sig, 1).has_value());  // other thread count
+  (*store)->SelectDevice(LocalCpu());
+  EXPECT_FALSE((*store)->Find(sig, 2).has_value());  // other device
+
+  Result<std::string> json = (*store)->ExportJson(TestDevice());
+  ASSERT_TRUE(json.ok());
+  store->reset();
+  for (const char* ext : {"", "-wal", "-shm"}) std::filesystem::remove(path_ + ext);
+  Result<std::unique_ptr<ProfileStore>> fresh = ProfileStore::Open(path_);
+  ASSERT_TRUE(fresh.ok());
+  EXPECT_EQ(*(*fresh)->ImportJson(*json, "p.json"), 1);
+  (*fresh)->SelectDevice(TestDevice());
+  EXPECT_DOUBLE_EQ((*fresh)->Find(sig, 2)->p90.seconds(), 12e-6);
+}
+
+TEST_F(ProfileStoreTest, BadProfilesChangeNothing) {
+  Result<std::unique_ptr<ProfileStore>> store = ProfileStore::Open(path_);
+  ASSERT_TRUE(store.ok());
+  const std::string head =
+      R"({"format": "epochcost-profile", "version": 1, "device": {"kind": "cpu", "model": "X",
+          "isa": "", "library": "oneDNN 2.6.3"}, "measurements": [)";
+  const std::string good =
+      R"({"signature": "ip_fwd dt=f32 ic=8 mb=4 oc=2", "threads": 1, "median_s": 1e-5,
+          "p10_s": 1e-5, "p90_s": 2e-5, "count": 3, "measured_at": "2026-01-02"})";
+  EXPECT_EQ((*store)
+                ->ImportJson(head + good + R"(, {"signature": "ip_fwd dt=f32", "threads": 1,
+          "median_s": 2e-5, "p10_s": 3e-5, "p90_s": 4e-5, "count": 3,
+          "measured_at": "2026-01-02"}]})",
+                             "bad.json")
+                .status()
+                .message(),
+            "bad.json: measurements[1]: times must be positive with p10 <= median <= p90");
+  EXPECT_EQ((*store)
+                ->ImportJson(R"({"format": "epochcost-profile", "version": 7})", "v.json")
+                .status()
+                .message(),
+            "v.json: version: this epochcost reads profile format version 1");
+  EXPECT_EQ((*store)->ImportJson("{oops", "x.json").status().message(),
+            "x.json: malformed JSON at line 1, column 2");
+  Fingerprint x{"cpu", "X", "", 0, 0, "oneDNN 2.6.3"};
+  (*store)->SelectDevice(x);
+  EXPECT_FALSE((*store)->Find(*OpSignature::Parse("ip_fwd dt=f32 ic=8 mb=4 oc=2"), 1));
+}
+
+// A fixed table of op times, for exact step and epoch arithmetic.
+class FakeTimes : public OpTimeSource {
+ public:
+  std::optional<OpTime> Find(const OpSignature& sig, int) const override {
+    if (sig.kind == OpKind::kConvFwd) return std::nullopt;
+    return OpTime{Seconds::FromMilliseconds(1), {}, {}, "fake"};
+  }
+};
+
+TEST(PredictEpochTest, SumsCountsTimesAndOverheadPerStep) {
+  Result<Model> m = LoadZooModel("mnist_mlp");
+  Result<StepOps> train = Lower(*m, {.batch = 128, .optimizer = Optimizer::kRmsprop});
+  Result<StepOps> eval = Lower(*m, {.batch = 128, .training = false});
+  int calls = 0, eval_calls = 0;
+  for (const StepOp& op : train->ops) calls += op.count;
+  for (const StepOp& op : eval->ops) eval_calls += op.count;
+  EpochPrediction p = PredictEpoch(*train, *eval, 128, FakeTimes(),
+                                   {.threads = 1,
+                                    .per_op_overhead = Seconds::FromMicroseconds(10),
+                                    .samples = 60000,
+                                    .val_samples = 10000});
+  EXPECT_TRUE(p.missing.empty());
+  EXPECT_NEAR(p.step.seconds(), calls * 1.010e-3, 1e-12);
+  EXPECT_EQ(p.steps_per_epoch, 469);  // ceil(60000 / 128)
+  EXPECT_EQ(p.eval_steps, 79);        // ceil(10000 / 128)
+  EXPECT_NEAR(p.epoch.seconds(), 469 * calls * 1.010e-3 + 79 * eval_calls * 1.010e-3, 1e-9);
+}
+
+TEST(PredictEpochTest, ListsMissingSignaturesOnce) {
+  Result<Model> m = LoadZooModel("mnist_cnn");
+  Result<StepOps> train = Lower(*m, {.batch = 8});
+  Result<StepOps> eval = Lower(*m, {.batch = 8, .training = false});
+  EpochPrediction p =
+      PredictEpoch(*train, *eval, 8, FakeTimes(), {.samples = 80, .val_samples = 8});
+  EXPECT_EQ(p.missing.size(), 2u);  // the two convolutions' forward passes
 }
 
 }  // namespace

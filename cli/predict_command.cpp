@@ -1,0 +1,157 @@
+// `epochcost predict MODEL --on local-cpu`: step and epoch time from the op times measured on
+// this machine (`epochcost profile`), with the largest ops and where each time came from.
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "cli/commands.h"
+#include "cli/format.h"
+#include "engine/lowering.h"
+#include "engine/model_source.h"
+#include "profiler/fingerprint.h"
+#include "profiler/profile_store.h"
+
+namespace epochcost::cli {
+namespace {
+
+struct PredictOptions {
+  std::string model, on = "local-cpu", optimizer, precision = "fp32", profiles;
+  int threads = 1, top = 10;
+  int64_t batch = 0, samples = -1, val_samples = -1;
+  double overhead_us = -1;
+  bool json = false;
+};
+
+int Predict(const PredictOptions& o) {
+  if (o.on != "local-cpu")
+    return ReportError(
+        Status::Unsupported("--on " + o.on +
+                            ": only local-cpu is predicted so far (other devices need the "
+                            "cross-device model of a later release)"));
+  if (o.threads <= 0) return ReportError(Status::InvalidArgument("--threads must be positive"));
+  if (o.batch < 0) return ReportError(Status::InvalidArgument("--batch must be positive"));
+  Result<DType> precision = ParseDType(o.precision);
+  if (!precision.ok()) return ReportError(precision.status().WithContext("--precision"));
+  Result<Model> model = LoadModel(o.model);
+  if (!model.ok()) return ReportError(model.status());
+  const TrainingDefaults& d = model->info().training;
+  const int64_t batch = o.batch ? o.batch : std::max<int64_t>(d.batch, 1);
+  const int64_t samples = o.samples >= 0 ? o.samples : d.samples;
+  const int64_t val = o.val_samples >= 0 ? o.val_samples : d.val_samples;
+  const std::string opt_name = !o.optimizer.empty()   ? o.optimizer
+                               : !d.optimizer.empty() ? d.optimizer
+                                                      : "sgd";
+  Result<Optimizer> optimizer = ParseOptimizer(opt_name);
+  if (!optimizer.ok()) return ReportError(optimizer.status().WithContext("--optimizer"));
+  if (samples <= 0)
+    return ReportError(Status::InvalidArgument(
+        "the model has no default sample count; give --samples N (training samples per epoch)"));
+  Result<StepOps> train = Lower(
+      *model, {.batch = batch, .precision = *precision, .optimizer = *optimizer, .training = true});
+  Result<StepOps> eval =
+      Lower(*model,
+            {.batch = batch, .precision = *precision, .optimizer = *optimizer, .training = false});
+  if (!train.ok()) return ReportError(train.status());
+  if (!eval.ok()) return ReportError(eval.status());
+
+  Result<std::unique_ptr<profiler::ProfileStore>> store = profiler::ProfileStore::Open(
+      o.profiles.empty() ? profiler::ProfileStore::DefaultPath() : o.profiles);
+  if (!store.ok()) return ReportError(store.status());
+  const profiler::Fingerprint here = profiler::LocalCpu();
+  (*store)->SelectDevice(here);
+  // The per-op overhead: given, else the dispatch cost measured on this device.
+  double overhead = o.overhead_us >= 0 ? o.overhead_us * 1e-6 : -1;
+  if (overhead < 0) {
+    Result<std::vector<profiler::Microbenchmark>> bs = (*store)->Microbenchmarks(here);
+    if (!bs.ok()) return ReportError(bs.status());
+    for (const auto& b : *bs)
+      if (b.name == "dispatch_seconds" && b.threads == o.threads) overhead = b.value;
+  }
+  if (overhead < 0) overhead = 0;
+  const EpochPrediction p = PredictEpoch(*train, *eval, batch, **store,
+                                         {.threads = o.threads,
+                                          .per_op_overhead = Seconds::FromSeconds(overhead),
+                                          .samples = samples,
+                                          .val_samples = val});
+  if (!p.missing.empty())
+    return ReportError(Status::NotFound(
+        std::to_string(p.missing.size()) + " op signatures of " + model->name() +
+        " are not measured on this CPU at " + std::to_string(o.threads) +
+        " thread(s) (first: " + p.missing.front().ToString() + "); run: epochcost profile " +
+        o.model + " --threads " + std::to_string(o.threads) + " --batch " + std::to_string(batch)));
+
+  if (o.json) {
+    nlohmann::ordered_json j;
+    j["model"] = model->name();
+    j["on"] = o.on;
+    j["device"] = here.model;
+    j["threads"] = o.threads;
+    j["batch"] = batch;
+    j["precision"] = DTypeName(*precision);
+    j["optimizer"] = opt_name;
+    j["per_op_overhead_seconds"] = overhead;
+    j["step_seconds"] = p.step.seconds();
+    j["steps_per_epoch"] = p.steps_per_epoch;
+    j["eval_step_seconds"] = p.eval_step.seconds();
+    j["eval_steps"] = p.eval_steps;
+    j["epoch_seconds"] = p.epoch.seconds();
+    j["ops"] = nlohmann::ordered_json::array();
+    for (const OpTiming& t : p.ops)
+      j["ops"].push_back({{"signature", t.signature.ToString()},
+                          {"count", t.count},
+                          {"seconds", t.each.seconds()},
+                          {"total_seconds", t.total.seconds()},
+                          {"source", t.source},
+                          {"layers", t.layers}});
+    std::cout << j.dump(2) << "\n";
+    return kExitOk;
+  }
+  char line[256];
+  std::cout << "Model " << model->name() << ", batch " << batch << ", " << DTypeName(*precision)
+            << ", " << opt_name << ", on local-cpu (" << here.model << ", " << o.threads
+            << " thread" << (o.threads == 1 ? "" : "s") << ")\n";
+  std::snprintf(line, sizeof line,
+                "step %.3f ms (%zu distinct ops, per-op overhead %.1f us)\n"
+                "epoch %.2f s = %lld steps x %.3f ms + %lld validation steps x %.3f ms\n",
+                p.step.milliseconds(), train->ops.size(), overhead * 1e6, p.epoch.seconds(),
+                static_cast<long long>(p.steps_per_epoch), p.step.milliseconds(),
+                static_cast<long long>(p.eval_steps), p.eval_step.milliseconds());
+  std::cout << line;
+  std::vector<std::vector<std::string>> rows = {{"Share", "ms/step", "Count", "Op", "Source"}};
+  for (size_t i = 0; i < p.ops.size() && static_cast<int>(i) < o.top; ++i) {
+    const OpTiming& t = p.ops[i];
+    char share[16], ms[16];
+    std::snprintf(share, sizeof share, "%.1f%%", 100 * (t.total / p.step));
+    std::snprintf(ms, sizeof ms, "%.3f", t.total.milliseconds());
+    rows.push_back({share, ms, std::to_string(t.count), t.signature.ToString(), t.source});
+  }
+  std::cout << RenderTable(rows, {true, true, true, false, false});
+  return kExitOk;
+}
+
+}  // namespace
+
+void RegisterPredictCommand(CLI::App& app, CommandFn* run) {
+  auto o = std::make_shared<PredictOptions>();
+  CLI::App* p = app.add_subcommand("predict", "Predict step and epoch time of training a model");
+  p->add_option("MODEL", o->model, "Zoo name or model file")->required();
+  p->add_option("--on", o->on, "Target: local-cpu (default)");
+  p->add_option("--threads", o->threads, "Threads (default 1)");
+  p->add_option("--batch", o->batch, "Batch size (default: the model's own)");
+  p->add_option("--samples", o->samples, "Training samples per epoch (default: the model's)");
+  p->add_option("--val-samples", o->val_samples,
+                "Validation samples per epoch (default: the model's)");
+  p->add_option("--optimizer", o->optimizer, "sgd, momentum, rmsprop, adam, adadelta");
+  p->add_option("--precision", o->precision, "fp32 (default), bf16 or fp16");
+  p->add_option("--overhead-us", o->overhead_us,
+                "Framework overhead per op call in microseconds (default: the measured dispatch "
+                "cost of a oneDNN primitive on this CPU)");
+  p->add_option("--top", o->top, "Ops to list (default 10)");
+  p->add_option("--profiles", o->profiles, "Profile database");
+  p->add_flag("--json", o->json, "Print JSON (step_seconds, epoch_seconds, steps_per_epoch, ops)");
+  p->footer(
+      "Example:\n  epochcost profile mnist_mlp --threads 1 && epochcost predict mnist_mlp "
+      "--on local-cpu --threads 1");
+  p->callback([run, o] { *run = [o] { return Predict(*o); }; });
+}
+
+}  // namespace epochcost::cli

@@ -1,0 +1,61 @@
+// From op times to step and epoch times: a step is the sum over its op signatures of count x
+// (measured time + a per-op framework overhead); an epoch is its steps plus, when validation
+// samples are given, the forward passes over them. The engine reads op times through OpTimeSource,
+// which the profiler's store implements.
+#ifndef EPOCHCOST_ENGINE_STEP_TIME_H_
+#define EPOCHCOST_ENGINE_STEP_TIME_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/lowering.h"
+
+namespace epochcost {
+
+struct OpTime {
+  Seconds median;
+  Seconds p10;
+  Seconds p90;
+  std::string source;  // "measured here (DEVICE, DATE)"
+};
+
+class OpTimeSource {
+ public:
+  virtual ~OpTimeSource() = default;
+  virtual std::optional<OpTime> Find(const OpSignature& sig, int threads) const = 0;
+};
+
+struct EpochOptions {
+  int threads = 1;
+  Seconds per_op_overhead;  // framework dispatch per op call
+  int64_t samples = 0;      // training samples per epoch
+  int64_t val_samples = 0;  // validation samples per epoch (forward only)
+};
+
+struct OpTiming {
+  OpSignature signature;
+  int count = 0;
+  Seconds each;   // measured median
+  Seconds total;  // count x (each + overhead)
+  std::string source;
+  std::vector<std::string> layers;
+};
+
+struct EpochPrediction {
+  Seconds step;
+  Seconds eval_step;
+  int64_t steps_per_epoch = 0;
+  int64_t eval_steps = 0;
+  Seconds epoch;
+  std::vector<OpTiming> ops;         // of the training step, largest total first
+  std::vector<OpSignature> missing;  // signatures with no measurement
+};
+
+// Steps per epoch are ceil(samples / batch), the last one timed as a full batch.
+EpochPrediction PredictEpoch(const StepOps& train, const StepOps& eval, int64_t batch,
+                             const OpTimeSource& times, const EpochOptions& options);
+
+}  // namespace epochcost
+
+#endif  // EPOCHCOST_ENGINE_STEP_TIME_H_

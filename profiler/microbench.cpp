@@ -1,0 +1,40 @@
+#include "profiler/microbench.h"
+
+#include <omp.h>
+
+#include <vector>
+
+#include "profiler/timer.h"
+
+namespace epochcost::profiler {
+
+Result<std::vector<Microbenchmark>> RunMicrobenchmarks(Backend& cpu, int threads,
+                                                       const std::string& date) {
+  std::vector<Microbenchmark> out;
+  const MeasureOptions options{.threads = threads};
+  const int64_t n = 2048;
+  Result<Measurement> gemm =
+      cpu.Measure(*OpSignature::Parse("ip_fwd dt=f32 bias=0 ic=2048 mb=2048 oc=2048"), options);
+  if (!gemm.ok()) return gemm.status();
+  out.push_back({"peak_gemm_flops", threads, 2.0 * n * n * n / gemm->median.seconds(), date});
+
+  const int64_t len = int64_t{1} << 24;  // 64 MiB per array, well beyond the caches
+  std::vector<float> a(len, 0.f), b(len, 1.f), c(len, 2.f);
+  omp_set_num_threads(threads);
+  Measurement triad = TimeRuns(
+      [&] {
+#pragma omp parallel for
+        for (int64_t i = 0; i < len; ++i) a[i] = b[i] + 3.f * c[i];
+      },
+      options);
+  out.push_back({"triad_bytes_per_second", threads,
+                 3.0 * 4.0 * static_cast<double>(len) / triad.median.seconds(), date});
+
+  Result<Measurement> tiny =
+      cpu.Measure(*OpSignature::Parse("eltwise_fwd dt=f32 alg=relu n=16"), options);
+  if (!tiny.ok()) return tiny.status();
+  out.push_back({"dispatch_seconds", threads, tiny->median.seconds(), date});
+  return out;
+}
+
+}  // namespace epochcost::profiler

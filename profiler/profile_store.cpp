@@ -1,0 +1,260 @@
+#include "profiler/profile_store.h"
+
+#include <cstdlib>
+#include <filesystem>
+#include <nlohmann/json.hpp>
+
+#include "catalog/sqlite.h"
+#include "engine/file_util.h"
+
+namespace epochcost {
+// Generated from data/profiles/*.json (scripts/embed_files.cmake).
+const std::vector<std::pair<std::string_view, std::string_view>>& ShippedProfiles();
+}  // namespace epochcost
+
+namespace epochcost::profiler {
+namespace {
+
+using catalog::Database;
+using catalog::Statement;
+using catalog::Transaction;
+using Json = nlohmann::ordered_json;
+
+constexpr const char* kSchema = R"sql(
+CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS devices(
+  id TEXT PRIMARY KEY, kind TEXT NOT NULL, model TEXT NOT NULL, isa TEXT NOT NULL,
+  cores INTEGER NOT NULL, logical_cpus INTEGER NOT NULL, library TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS measurements(
+  device TEXT NOT NULL REFERENCES devices(id), threads INTEGER NOT NULL, signature TEXT NOT NULL,
+  median_s REAL NOT NULL, p10_s REAL NOT NULL, p90_s REAL NOT NULL, count INTEGER NOT NULL,
+  measured_at TEXT NOT NULL, PRIMARY KEY(device, threads, signature));
+CREATE TABLE IF NOT EXISTS microbenchmarks(
+  device TEXT NOT NULL REFERENCES devices(id), name TEXT NOT NULL, threads INTEGER NOT NULL,
+  value REAL NOT NULL, measured_at TEXT NOT NULL, PRIMARY KEY(device, name, threads));
+)sql";
+
+constexpr int kFormatVersion = 1;
+
+Status PutDevice(Database& db, const Fingerprint& d) {
+  Result<Statement> q =
+      db.Prepare("INSERT OR IGNORE INTO devices VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)");
+  if (!q.ok()) return q.status();
+  q->Bind(1, d.id()).Bind(2, d.kind).Bind(3, d.model).Bind(4, d.isa);
+  q->Bind(5, int64_t{d.cores}).Bind(6, int64_t{d.logical_cpus}).Bind(7, d.library);
+  return q->Run();
+}
+
+// Reads a profile document; every field error names its path.
+Status ParseProfile(const Json& doc, Fingerprint* device, std::vector<StoredMeasurement>* ms,
+                    std::vector<Microbenchmark>* bs) {
+  if (!doc.is_object() || doc.value("format", "") != "epochcost-profile")
+    return Status::InvalidArgument("format: expected \"epochcost-profile\"");
+  if (doc.value("version", 0) != kFormatVersion)
+    return Status::Unsupported("version: this epochcost reads profile format version " +
+                               std::to_string(kFormatVersion));
+  const Json& d = doc.value("device", Json::object());
+  for (const char* k : {"kind", "model", "isa", "library"})
+    if (!d.contains(k) || !d[k].is_string())
+      return Status::InvalidArgument(std::string("device.") + k + ": expected a string");
+  device->kind = d["kind"];
+  device->model = d["model"];
+  device->isa = d["isa"];
+  device->library = d["library"];
+  device->cores = d.value("cores", 0);
+  device->logical_cpus = d.value("logical_cpus", 0);
+  const Json& m = doc.value("measurements", Json::array());
+  if (!m.is_array()) return Status::InvalidArgument("measurements: expected an array");
+  for (size_t i = 0; i < m.size(); ++i) {
+    const std::string path = "measurements[" + std::to_string(i) + "]";
+    const Json& e = m[i];
+    if (!e.is_object() || !e.contains("signature") || !e["signature"].is_string())
+      return Status::InvalidArgument(path + ".signature: expected a string");
+    Result<OpSignature> sig = OpSignature::Parse(e["signature"].get<std::string>());
+    if (!sig.ok()) return sig.status().WithContext(path + ".signature");
+    StoredMeasurement s;
+    s.signature = sig->ToString();
+    s.threads = e.value("threads", 0);
+    const double median = e.value("median_s", -1.0), p10 = e.value("p10_s", -1.0),
+                 p90 = e.value("p90_s", -1.0);
+    if (s.threads <= 0) return Status::InvalidArgument(path + ".threads: must be positive");
+    if (!(median > 0) || !(p10 > 0) || !(p90 > 0) || !(p10 <= median && median <= p90))
+      return Status::InvalidArgument(path + ": times must be positive with p10 <= median <= p90");
+    s.measurement = {Seconds::FromSeconds(median), Seconds::FromSeconds(p10),
+                     Seconds::FromSeconds(p90), e.value("count", 0)};
+    s.measured_at = e.value("measured_at", "");
+    if (s.measured_at.size() != 10)
+      return Status::InvalidArgument(path + ".measured_at: YYYY-MM-DD");
+    ms->push_back(std::move(s));
+  }
+  for (const Json& e : doc.value("microbenchmarks", Json::array()))
+    bs->push_back({e.value("name", ""), e.value("threads", 1), e.value("value", 0.0),
+                   e.value("measured_at", "")});
+  return Status::Ok();
+}
+
+}  // namespace
+
+ProfileStore::ProfileStore(std::unique_ptr<Database> db) : db_(std::move(db)) {}
+ProfileStore::~ProfileStore() = default;
+
+std::string ProfileStore::DefaultPath() {
+  if (const char* env = std::getenv("EPOCHCOST_PROFILES"); env && *env) return env;
+  std::filesystem::path dir;
+  if (const char* xdg = std::getenv("XDG_DATA_HOME"); xdg && *xdg)
+    dir = xdg;
+  else if (const char* home = std::getenv("HOME"); home && *home)
+    dir = std::filesystem::path(home) / ".local" / "share";
+  else
+    dir = ".";
+  return (dir / "epochcost" / "profiles.sqlite").string();
+}
+
+Result<std::unique_ptr<ProfileStore>> ProfileStore::Open(const std::string& path) {
+  std::error_code ec;
+  const std::filesystem::path parent = std::filesystem::path(path).parent_path();
+  if (!parent.empty()) std::filesystem::create_directories(parent, ec);
+  Result<std::unique_ptr<Database>> db = Database::Open(path);
+  if (!db.ok()) return db.status();
+  std::unique_ptr<ProfileStore> store(new ProfileStore(std::move(*db)));
+  EPOCHCOST_RETURN_IF_ERROR(store->db_->Exec(kSchema));
+  Result<Statement> seeded = store->db_->Prepare("SELECT 1 FROM meta WHERE key = 'seeded'");
+  if (!seeded.ok()) return seeded.status();
+  Result<bool> row = seeded->Step();
+  if (!row.ok()) return row.status();
+  if (!*row) {
+    for (const auto& [name, text] : ShippedProfiles()) {
+      Result<int> n = store->ImportJson(text, "data/profiles/" + std::string(name) + ".json");
+      if (!n.ok()) return n.status();
+    }
+    EPOCHCOST_RETURN_IF_ERROR(
+        store->db_->Exec("INSERT OR REPLACE INTO meta VALUES('seeded', '1')"));
+  }
+  return store;
+}
+
+Status ProfileStore::Put(const Fingerprint& device, const StoredMeasurement& m) {
+  EPOCHCOST_RETURN_IF_ERROR(PutDevice(*db_, device));
+  Result<Statement> q =
+      db_->Prepare("INSERT OR REPLACE INTO measurements VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+  if (!q.ok()) return q.status();
+  q->Bind(1, device.id()).Bind(2, int64_t{m.threads}).Bind(3, m.signature);
+  q->Bind(4, m.measurement.median.seconds()).Bind(5, m.measurement.p10.seconds());
+  q->Bind(6, m.measurement.p90.seconds()).Bind(7, int64_t{m.measurement.count});
+  q->Bind(8, m.measured_at);
+  return q->Run();
+}
+
+Status ProfileStore::PutMicrobenchmark(const Fingerprint& device, const Microbenchmark& b) {
+  EPOCHCOST_RETURN_IF_ERROR(PutDevice(*db_, device));
+  Result<Statement> q =
+      db_->Prepare("INSERT OR REPLACE INTO microbenchmarks VALUES(?1, ?2, ?3, ?4, ?5)");
+  if (!q.ok()) return q.status();
+  q->Bind(1, device.id()).Bind(2, b.name).Bind(3, int64_t{b.threads}).Bind(4, b.value);
+  q->Bind(5, b.measured_at);
+  return q->Run();
+}
+
+std::optional<OpTime> ProfileStore::Find(const OpSignature& sig, int threads) const {
+  Result<Statement> q = db_->Prepare(
+      "SELECT median_s, p10_s, p90_s, measured_at FROM measurements WHERE device = ?1 AND "
+      "threads = ?2 AND signature = ?3");
+  if (!q.ok()) return std::nullopt;
+  q->Bind(1, device_.id()).Bind(2, int64_t{threads}).Bind(3, sig.ToString());
+  Result<bool> row = q->Step();
+  if (!row.ok() || !*row) return std::nullopt;
+  return OpTime{Seconds::FromSeconds(q->Double(0)), Seconds::FromSeconds(q->Double(1)),
+                Seconds::FromSeconds(q->Double(2)), "measured here (" + q->Text(3) + ")"};
+}
+
+Result<std::vector<Microbenchmark>> ProfileStore::Microbenchmarks(const Fingerprint& d) const {
+  Result<Statement> q = db_->Prepare(
+      "SELECT name, threads, value, measured_at FROM microbenchmarks WHERE device = ?1 "
+      "ORDER BY name, threads");
+  if (!q.ok()) return q.status();
+  q->Bind(1, d.id());
+  std::vector<Microbenchmark> out;
+  for (;;) {
+    Result<bool> row = q->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    out.push_back({q->Text(0), static_cast<int>(q->Int(1)), q->Double(2), q->Text(3)});
+  }
+  return out;
+}
+
+Result<std::vector<Fingerprint>> ProfileStore::Devices() const {
+  Result<Statement> q = db_->Prepare(
+      "SELECT kind, model, isa, cores, logical_cpus, library FROM devices ORDER BY id");
+  if (!q.ok()) return q.status();
+  std::vector<Fingerprint> out;
+  for (;;) {
+    Result<bool> row = q->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    out.push_back({q->Text(0), q->Text(1), q->Text(2), static_cast<int>(q->Int(3)),
+                   static_cast<int>(q->Int(4)), q->Text(5)});
+  }
+  return out;
+}
+
+Result<std::string> ProfileStore::ExportJson(const Fingerprint& d) const {
+  Json doc;
+  doc["format"] = "epochcost-profile";
+  doc["version"] = kFormatVersion;
+  doc["device"] = {{"kind", d.kind},
+                   {"model", d.model},
+                   {"isa", d.isa},
+                   {"cores", d.cores},
+                   {"logical_cpus", d.logical_cpus},
+                   {"library", d.library}};
+  Result<std::vector<Microbenchmark>> bs = Microbenchmarks(d);
+  if (!bs.ok()) return bs.status();
+  doc["microbenchmarks"] = Json::array();
+  for (const Microbenchmark& b : *bs)
+    doc["microbenchmarks"].push_back({{"name", b.name},
+                                      {"threads", b.threads},
+                                      {"value", b.value},
+                                      {"measured_at", b.measured_at}});
+  Result<Statement> q = db_->Prepare(
+      "SELECT signature, threads, median_s, p10_s, p90_s, count, measured_at FROM measurements "
+      "WHERE device = ?1 ORDER BY threads, signature");
+  if (!q.ok()) return q.status();
+  q->Bind(1, d.id());
+  doc["measurements"] = Json::array();
+  for (;;) {
+    Result<bool> row = q->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    doc["measurements"].push_back({{"signature", q->Text(0)},
+                                   {"threads", q->Int(1)},
+                                   {"median_s", q->Double(2)},
+                                   {"p10_s", q->Double(3)},
+                                   {"p90_s", q->Double(4)},
+                                   {"count", q->Int(5)},
+                                   {"measured_at", q->Text(6)}});
+  }
+  return doc.dump(1) + "\n";
+}
+
+Result<int> ProfileStore::ImportJson(std::string_view text, const std::string& origin) {
+  Json doc;
+  try {
+    doc = Json::parse(text);
+  } catch (const Json::parse_error& e) {
+    return Status::ParseError(origin + ": malformed JSON at " +
+                              LineColumn(text, e.byte == 0 ? 0 : e.byte - 1));
+  }
+  Fingerprint device;
+  std::vector<StoredMeasurement> ms;
+  std::vector<Microbenchmark> bs;
+  EPOCHCOST_RETURN_IF_ERROR(ParseProfile(doc, &device, &ms, &bs).WithContext(origin));
+  Result<std::unique_ptr<Transaction>> tx = Transaction::Begin(*db_);
+  if (!tx.ok()) return tx.status();
+  for (const StoredMeasurement& m : ms) EPOCHCOST_RETURN_IF_ERROR(Put(device, m));
+  for (const Microbenchmark& b : bs) EPOCHCOST_RETURN_IF_ERROR(PutMicrobenchmark(device, b));
+  EPOCHCOST_RETURN_IF_ERROR((*tx)->Commit());
+  return static_cast<int>(ms.size());
+}
+
+}  // namespace epochcost::profiler

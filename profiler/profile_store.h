@@ -1,0 +1,67 @@
+// Measured op times, persisted in SQLite and keyed by device fingerprint, thread count and op
+// signature, with the device's microbenchmarks. It is the engine's OpTimeSource for one device.
+// Profiles move between machines as JSON (docs/profiles.md); the profiles shipped in
+// data/profiles are loaded into a new store.
+#ifndef EPOCHCOST_PROFILER_PROFILE_STORE_H_
+#define EPOCHCOST_PROFILER_PROFILE_STORE_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/step_time.h"
+#include "profiler/backend.h"
+#include "profiler/fingerprint.h"
+
+namespace epochcost::catalog {
+class Database;
+}
+
+namespace epochcost::profiler {
+
+struct StoredMeasurement {
+  std::string signature;
+  int threads = 1;
+  Measurement measurement;
+  std::string measured_at;  // YYYY-MM-DD
+};
+
+struct Microbenchmark {
+  std::string name;  // peak_gemm_flops, triad_bytes_per_second, dispatch_seconds
+  int threads = 1;
+  double value = 0;
+  std::string measured_at;
+};
+
+class ProfileStore : public OpTimeSource {
+ public:
+  // Opens (creating) the store at `path`; loads the shipped profiles into a new one.
+  static Result<std::unique_ptr<ProfileStore>> Open(const std::string& path);
+  // $EPOCHCOST_PROFILES, else $XDG_DATA_HOME/epochcost/profiles.sqlite, else ~/.local/share/...
+  static std::string DefaultPath();
+  ~ProfileStore() override;
+
+  // Which device Find() answers for.
+  void SelectDevice(const Fingerprint& device) { device_ = device; }
+  const Fingerprint& device() const { return device_; }
+
+  Status Put(const Fingerprint& device, const StoredMeasurement& m);
+  Status PutMicrobenchmark(const Fingerprint& device, const Microbenchmark& b);
+  std::optional<OpTime> Find(const OpSignature& sig, int threads) const override;
+  Result<std::vector<Microbenchmark>> Microbenchmarks(const Fingerprint& device) const;
+  Result<std::vector<Fingerprint>> Devices() const;
+
+  // JSON export of one device's profile, and import (one transaction; a bad file changes nothing).
+  Result<std::string> ExportJson(const Fingerprint& device) const;
+  Result<int> ImportJson(std::string_view text, const std::string& origin);
+
+ private:
+  explicit ProfileStore(std::unique_ptr<catalog::Database> db);
+  std::unique_ptr<catalog::Database> db_;
+  Fingerprint device_;
+};
+
+}  // namespace epochcost::profiler
+
+#endif  // EPOCHCOST_PROFILER_PROFILE_STORE_H_
