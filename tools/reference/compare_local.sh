@@ -1,0 +1,23 @@
+#!/usr/bin/env bash
+# Compares `epochcost predict --on local-cpu` with real PyTorch training steps on this machine for
+# the given zoo models and thread counts; prints a Markdown table (docs/accuracy.md).
+# Usage: tools/reference/compare_local.sh [BUILD_DIR] (models and threads below)
+set -euo pipefail
+cd "$(dirname "$0")/../.."
+bin=${1:-build}/cli/epochcost
+models=${MODELS:-"mnist_mlp mnist_cnn cifar10_cnn imdb_fasttext imdb_bidirectional_lstm lstm_text_generation"}
+threads=${THREADS:-"1 2"}
+echo "| model | threads | batch | predicted step (ms) | PyTorch step, median of 50 (ms) [p10, p90] | error |"
+echo "|---|---|---|---|---|---|"
+for m in $models; do
+  for t in $threads; do
+    pred=$("$bin" predict "$m" --on local-cpu --threads "$t" --json |
+           /usr/bin/python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["step_seconds"]*1e3, j["batch"])')
+    read -r pred_ms batch <<<"$pred"
+    real=$(/usr/bin/python3 tools/reference/torch_step.py "data/models/$m.json" --threads "$t" --steps 50)
+    med=$(sed -E 's/.*median_ms=([0-9.]+).*/\1/' <<<"$real")
+    p10=$(sed -E 's/.*p10_ms=([0-9.]+).*/\1/' <<<"$real")
+    p90=$(sed -E 's/.*p90_ms=([0-9.]+).*/\1/' <<<"$real")
+    /usr/bin/python3 -c "print('| $m | $t | $batch | %.2f | %.2f [$p10, $p90] | %+.1f%% |' % ($pred_ms, $med, 100*($pred_ms-$med)/$med))"
+  done
+done

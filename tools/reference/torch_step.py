@@ -1,0 +1,195 @@
+#!/usr/bin/python3
+"""Times real PyTorch training steps of an epochcost model on this machine.
+
+The model is built from the project's own model description (data/models/NAME.json, or any file
+in that format), so epochcost and PyTorch train the same architecture. Data are synthetic tensors
+of the right shapes. Prints the median, p10 and p90 of the step time after warm-up.
+
+    /usr/bin/python3 tools/reference/torch_step.py data/models/mnist_cnn.json --threads 1
+
+Supports the layer kinds of the benchmark models (input, dense, conv2d, max/avg pooling, global
+average pooling 1D, flatten, dropout, activation, embedding, LSTM/GRU, batch norm, loss).
+Use it to check predictions, never to produce them.
+"""
+import argparse
+import json
+import time
+
+import torch
+from torch import nn
+
+ACT = {"relu": nn.ReLU, "tanh": nn.Tanh, "sigmoid": nn.Sigmoid, "linear": nn.Identity,
+       "softmax": lambda: nn.Softmax(dim=-1), "gelu": nn.GELU, "relu6": nn.ReLU6}
+
+
+def resolve(v, params):
+    if isinstance(v, str) and v.startswith("$"):
+        return params[v[1:]]
+    if isinstance(v, list):
+        return [resolve(x, params) for x in v]
+    return v
+
+
+class Net(nn.Module):
+    """Runs the layers in file order; 2-D maps are kept NCHW (PyTorch's layout)."""
+
+    def __init__(self, doc):
+        super().__init__()
+        params = doc.get("parameters", {})
+        self.layers = [{k: resolve(v, params) for k, v in l.items()} for l in doc["layers"]]
+        self.mods = nn.ModuleDict()
+        self.shape = {}
+        self.losses = []
+        for l in self.layers:
+            name, kind = l["name"], l["kind"]
+            ins = l.get("inputs", [])
+            src = self.shape.get(ins[0]) if ins else None
+            if kind == "input":
+                s = list(l["shape"])
+                self.shape[name] = [s[2], s[0], s[1]] if len(s) == 3 else s
+                continue
+            if kind == "dense":
+                m = nn.Linear(src[-1], l["units"], bias=l.get("use_bias", True))
+                self.mods[name] = nn.Sequential(m, ACT[l.get("activation", "linear")]())
+                self.shape[name] = src[:-1] + [l["units"]]
+            elif kind == "conv2d":
+                k = l["kernel"]
+                pad = "same" if l.get("padding") == "same" else 0
+                conv = nn.Conv2d(src[0], l["filters"] if "filters" in l else l["units"], k,
+                                 padding=pad)
+                self.mods[name] = nn.Sequential(conv, ACT[l.get("activation", "linear")]())
+                with torch.no_grad():
+                    out = self.mods[name](torch.zeros([1] + src))
+                self.shape[name] = list(out.shape[1:])
+            elif kind in ("max_pool2d", "avg_pool2d"):
+                cls = nn.MaxPool2d if kind == "max_pool2d" else nn.AvgPool2d
+                self.mods[name] = cls(l["kernel"], l.get("strides"))
+                with torch.no_grad():
+                    out = self.mods[name](torch.zeros([1] + src))
+                self.shape[name] = list(out.shape[1:])
+            elif kind == "global_avg_pool1d":
+                self.shape[name] = [src[-1]]
+            elif kind == "flatten":
+                n = 1
+                for d in src:
+                    n *= d
+                self.shape[name] = [n]
+            elif kind == "dropout":
+                self.mods[name] = nn.Dropout(l.get("rate", 0.0))
+                self.shape[name] = src
+            elif kind == "activation":
+                self.mods[name] = ACT[l["activation"]]()
+                self.shape[name] = src
+            elif kind == "batch_norm":
+                self.mods[name] = nn.BatchNorm1d(src[-1])
+                self.shape[name] = src
+            elif kind == "embedding":
+                self.mods[name] = nn.Embedding(l["vocab"], l["units"])
+                self.shape[name] = src + [l["units"]]
+            elif kind in ("lstm", "gru"):
+                cls = nn.LSTM if kind == "lstm" else nn.GRU
+                bi = l.get("bidirectional", False)
+                self.mods[name] = cls(src[-1], l["units"], batch_first=True, bidirectional=bi)
+                width = l["units"] * (2 if bi else 1)
+                self.shape[name] = [src[0], width] if l.get("output") == "sequence" else [width]
+            elif kind == "loss":
+                self.losses.append((name, ins[0], l.get("loss"), l.get("weight", 1.0)))
+                continue
+            else:
+                raise SystemExit("torch_step.py: layer kind '%s' (%s) is not supported" %
+                                 (kind, name))
+
+    def forward(self, inputs):
+        values = dict(inputs)
+        for l in self.layers:
+            name, kind = l["name"], l["kind"]
+            if kind in ("input", "loss"):
+                continue
+            x = values[l["inputs"][0]]
+            if kind == "flatten":
+                values[name] = x.flatten(1)
+            elif kind == "global_avg_pool1d":
+                values[name] = x.mean(dim=1)
+            elif kind in ("lstm", "gru"):
+                y, h = self.mods[name](x)
+                if l.get("output") == "sequence":
+                    values[name] = y
+                else:
+                    h = h[0] if kind == "lstm" else h
+                    values[name] = torch.cat([h[i] for i in range(h.shape[0])], dim=1)
+            else:
+                values[name] = self.mods[name](x)
+        return values
+
+
+def main():
+    ap = argparse.ArgumentParser()
+    ap.add_argument("model")
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--batch", type=int, default=0)
+    ap.add_argument("--steps", type=int, default=30)
+    ap.add_argument("--warmup", type=int, default=5)
+    a = ap.parse_args()
+    torch.set_num_threads(a.threads)
+    torch.manual_seed(0)
+    doc = json.load(open(a.model))
+    train = doc.get("training", {})
+    batch = a.batch or train.get("batch", 32)
+    net = Net(doc)
+    inputs = {}
+    for l in net.layers:
+        if l["kind"] != "input":
+            continue
+        s = net.shape[l["name"]]
+        if l.get("dtype", "").startswith("int"):
+            consumer = next(c for c in net.layers if l["name"] in c.get("inputs", []))
+            inputs[l["name"]] = torch.randint(0, consumer.get("vocab", 2), [batch] + s)
+        else:
+            inputs[l["name"]] = torch.rand([batch] + s)
+    opt_name = train.get("optimizer", "sgd")
+    opt = {"sgd": lambda p: torch.optim.SGD(p, lr=0.01),
+           "momentum": lambda p: torch.optim.SGD(p, lr=0.01, momentum=0.9),
+           "rmsprop": lambda p: torch.optim.RMSprop(p, lr=0.001),
+           "adam": lambda p: torch.optim.Adam(p, lr=0.001),
+           "adadelta": lambda p: torch.optim.Adadelta(p)}[opt_name](net.parameters())
+    targets = {}
+    for name, src, fn, w in net.losses:
+        width = net.shape[src][-1]
+        if fn == "binary_crossentropy":
+            targets[name] = torch.randint(0, 2, (batch, width)).float()
+        else:
+            targets[name] = torch.randint(0, width, (batch,) + tuple(net.shape[src][:-1]))
+
+    def step():
+        opt.zero_grad()
+        values = net(inputs)
+        total = 0
+        for name, src, fn, w in net.losses:
+            p = values[src]
+            if fn == "binary_crossentropy":
+                total = total + w * nn.functional.binary_cross_entropy(p, targets[name])
+            elif fn in ("categorical_crossentropy",):
+                total = total + w * nn.functional.nll_loss(torch.log(p + 1e-7), targets[name])
+            else:
+                logits = p.reshape(-1, p.shape[-1])
+                total = total + w * nn.functional.cross_entropy(logits, targets[name].reshape(-1))
+        total.backward()
+        opt.step()
+
+    net.train()
+    for _ in range(a.warmup):
+        step()
+    times = []
+    for _ in range(a.steps):
+        t = time.perf_counter()
+        step()
+        times.append(time.perf_counter() - t)
+    times.sort()
+    q = lambda f: times[min(len(times) - 1, int(f * (len(times) - 1) + 0.5))]
+    print("%s threads=%d batch=%d optimizer=%s median_ms=%.3f p10_ms=%.3f p90_ms=%.3f torch=%s" %
+          (doc["name"], a.threads, batch, opt_name, q(0.5) * 1e3, q(0.1) * 1e3, q(0.9) * 1e3,
+           torch.__version__))
+
+
+if __name__ == "__main__":
+    main()
