@@ -20,6 +20,7 @@ struct ShowOptions {
   bool json = false;
   std::string optimizer;  // ops: empty means the model's own, else sgd
   bool forward_only = false;
+  std::string rnn = "unrolled";
 };
 
 Result<ModelParameters> ParseParams(const std::vector<std::string>& items) {
@@ -88,10 +89,13 @@ int Ops(const ShowOptions& o) {
   if (opt_name.empty()) opt_name = "sgd";
   Result<Optimizer> optimizer = ParseOptimizer(opt_name);
   if (!optimizer.ok()) return ReportError(optimizer.status().WithContext("--optimizer"));
+  Result<RnnLowering> rnn = ParseRnnLowering(o.rnn);
+  if (!rnn.ok()) return ReportError(rnn.status().WithContext("--rnn"));
   Result<StepOps> ops = Lower(*model, {.batch = o.batch,
                                        .precision = *precision,
                                        .optimizer = *optimizer,
-                                       .training = !o.forward_only});
+                                       .training = !o.forward_only,
+                                       .rnn = *rnn});
   if (!ops.ok()) return ReportError(ops.status());
   std::vector<std::vector<std::string>> rows = {{"Count", "Signature", "Layers"}};
   int total = 0;
@@ -144,6 +148,9 @@ void RegisterModelsCommand(CLI::App& app, CommandFn* run) {
                   "sgd, momentum, rmsprop, adam or adadelta (default: the model's, else sgd)");
   ops->add_option("--param", p->params, "Set a model parameter, NAME=INTEGER (repeatable)");
   ops->add_flag("--forward-only", p->forward_only, "The forward pass alone (inference)");
+  ops->add_option("--rnn", p->rnn,
+                  "unrolled (default: per-step GEMMs, as frameworks train on CPUs) or fused "
+                  "(one RNN primitive)");
   ops->footer("Example:\n  epochcost models ops mnist_cnn --batch 128");
   ops->callback([run, p] { *run = [p] { return Ops(*p); }; });
 }

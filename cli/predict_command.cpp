@@ -14,7 +14,7 @@ namespace epochcost::cli {
 namespace {
 
 struct PredictOptions {
-  std::string model, on = "local-cpu", optimizer, precision = "fp32", profiles;
+  std::string model, on = "local-cpu", optimizer, precision = "fp32", profiles, rnn = "unrolled";
   int threads = 1, top = 10;
   int64_t batch = 0, samples = -1, val_samples = -1;
   double overhead_us = -1;
@@ -146,6 +146,7 @@ void RegisterPredictCommand(CLI::App& app, CommandFn* run) {
                 "Framework overhead per op call in microseconds (default: the measured dispatch "
                 "cost of a oneDNN primitive on this CPU)");
   p->add_option("--top", o->top, "Ops to list (default 10)");
+  p->add_option("--rnn", o->rnn, "unrolled (default) or fused RNN lowering");
   p->add_option("--profiles", o->profiles, "Profile database");
   p->add_flag("--json", o->json, "Print JSON (step_seconds, epoch_seconds, steps_per_epoch, ops)");
   p->footer(

@@ -22,7 +22,7 @@ struct ProfileOptions {
   std::vector<std::string> models;
   std::string threads = "1";
   int64_t batch = 0;  // 0: each model's own
-  std::string optimizer, precision = "fp32", profiles, file;
+  std::string optimizer, precision = "fp32", profiles, file, rnn = "unrolled";
   bool force = false;
   // op
   std::string signature;
@@ -69,6 +69,8 @@ int ProfileModels(const ProfileOptions& o) {
   Result<DType> precision = ParseDType(o.precision);
   if (!precision.ok()) return ReportError(precision.status().WithContext("--precision"));
   if (o.batch < 0) return ReportError(Status::InvalidArgument("--batch must be positive"));
+  Result<RnnLowering> rnn = ParseRnnLowering(o.rnn);
+  if (!rnn.ok()) return ReportError(rnn.status().WithContext("--rnn"));
   Result<std::unique_ptr<profiler::ProfileStore>> store = OpenProfiles(o.profiles);
   if (!store.ok()) return ReportError(store.status());
   const profiler::Fingerprint here = profiler::LocalCpu();
@@ -195,6 +197,7 @@ void RegisterProfileCommand(CLI::App& app, CommandFn* run) {
                       "Profile database (default $EPOCHCOST_PROFILES, else "
                       "$XDG_DATA_HOME/epochcost/profiles.sqlite)");
   profile->add_flag("--force", o->force, "Measure again what is already stored");
+  profile->add_option("--rnn", o->rnn, "unrolled (default) or fused RNN lowering");
   profile->footer(
       "Examples:\n  epochcost profile mnist_cnn mnist_mlp --threads 1,2\n"
       "  epochcost profile export my-cpu.json");

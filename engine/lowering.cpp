@@ -68,6 +68,7 @@ class Lowerer {
   void Conv(int i, bool forward);
   std::pair<Dims, std::string> Pool(int i) const;
   void Optimizers(int i);
+  void UnrolledRnn(int i, bool backward);
 
   int64_t B() const { return o_.batch; }
   int64_t In(int i, int k = 0) const { return model_.output_shape(model_.inputs(i)[k]).elements(); }
@@ -310,6 +311,7 @@ void Lowerer::Layer(int i) {
       return;
     case LayerKind::kLstm:
     case LayerKind::kGru: {
+      if (o_.rnn == RnnLowering::kUnrolled) return UnrolledRnn(i, false);
       const Shape& s = InShape(i);
       Emit(OpKind::kRnnFwd,
            {{"t", s.dims[0]},
@@ -466,6 +468,7 @@ void Lowerer::Backward(int i) {
       return;
     case LayerKind::kLstm:
     case LayerKind::kGru: {
+      if (o_.rnn == RnnLowering::kUnrolled) return UnrolledRnn(i, true);
       const Shape& s = InShape(i);
       Emit(OpKind::kRnnBwd,
            {{"t", s.dims[0]},
@@ -501,6 +504,42 @@ void Lowerer::Backward(int i) {
     default:
       return;
   }
+}
+
+// A recurrent layer as frameworks run it on the CPU, per direction: the input projection of all
+// steps at once, then per step the hidden projection and the cell: for an LSTM, the gate sum,
+// three sigmoids and two tanh (as element-wise ops over the gates), three products and a sum;
+// for a GRU, the gate sums, two sigmoids, a tanh, and the interpolation.
+void Lowerer::UnrolledRnn(int i, bool backward) {
+  const LayerSpec& l = model_.layer(i);
+  const Shape& in = InShape(i);
+  const int64_t t = in.dims[0], x = in.dims[1], h = l.units, dirs = l.bidirectional ? 2 : 1;
+  const bool lstm = l.kind == LayerKind::kLstm;
+  const int64_t gates = lstm ? 4 : 3;
+  const int steps = static_cast<int>(t * dirs);
+  const Dims input_proj{{"mb", B() * t}, {"ic", x}, {"oc", gates * h}, {"bias", 1}};
+  const Dims hidden_proj{{"mb", B()}, {"ic", h}, {"oc", gates * h}, {"bias", 1}};
+  const int64_t gate_n = B() * gates * h, unit_n = B() * h;
+  const std::string& name = l.name;
+  if (!backward) {
+    Emit(OpKind::kInnerProductFwd, input_proj, name, "", static_cast<int>(dirs));
+    Emit(OpKind::kInnerProductFwd, hidden_proj, name, "", steps);
+    Emit(OpKind::kBinary, {{"n", gate_n}}, name, "add", steps);
+    Emit(OpKind::kEltwiseFwd, {{"n", (lstm ? 3 : 2) * unit_n}}, name, "sigmoid", steps);
+    Emit(OpKind::kEltwiseFwd, {{"n", unit_n}}, name, "tanh", steps * (lstm ? 2 : 1));
+    Emit(OpKind::kBinary, {{"n", unit_n}}, name, "mul", steps * 3);
+    Emit(OpKind::kBinary, {{"n", unit_n}}, name, "add", steps * (lstm ? 1 : 2));
+    return;
+  }
+  bool data_grad = false;
+  for (int q : model_.inputs(i)) data_grad = data_grad || needs_grad_[q];
+  Emit(OpKind::kBinary, {{"n", unit_n}}, name, "mul", steps * 6);
+  Emit(OpKind::kEltwiseBwd, {{"n", (lstm ? 3 : 2) * unit_n}}, name, "sigmoid", steps);
+  Emit(OpKind::kEltwiseBwd, {{"n", unit_n}}, name, "tanh", steps * (lstm ? 2 : 1));
+  Emit(OpKind::kInnerProductBwdData, hidden_proj, name, "", steps);
+  Emit(OpKind::kInnerProductBwdWeights, hidden_proj, name, "", steps);
+  if (data_grad) Emit(OpKind::kInnerProductBwdData, input_proj, name, "", static_cast<int>(dirs));
+  Emit(OpKind::kInnerProductBwdWeights, input_proj, name, "", static_cast<int>(dirs));
 }
 
 // One update per weight tensor, as frameworks apply them.
@@ -554,6 +593,17 @@ Result<StepOps> Lowerer::Run() {
 }
 
 }  // namespace
+
+std::string_view RnnLoweringName(RnnLowering r) {
+  return r == RnnLowering::kFused ? "fused" : "unrolled";
+}
+
+Result<RnnLowering> ParseRnnLowering(std::string_view name) {
+  if (name == "unrolled") return RnnLowering::kUnrolled;
+  if (name == "fused") return RnnLowering::kFused;
+  return Status::InvalidArgument("unknown RNN lowering '" + std::string(name) +
+                                 "' (expected unrolled or fused)");
+}
 
 std::string_view OptimizerName(Optimizer o) {
   for (const auto& [opt, name] : kOptimizers)

@@ -20,11 +20,21 @@ std::string_view OptimizerName(Optimizer o);
 // sgd, momentum, rmsprop, adam, adadelta.
 Result<Optimizer> ParseOptimizer(std::string_view name);
 
+// How recurrent layers run. Frameworks' CPU training (PyTorch 1.x, Keras LSTM implementation 2)
+// loops over time steps: one input projection for the whole sequence, then per step a hidden
+// projection and the cell's element-wise ops, and the same backwards. oneDNN (and cuDNN) run the
+// whole layer as one fused primitive.
+enum class RnnLowering { kUnrolled, kFused };
+
+std::string_view RnnLoweringName(RnnLowering r);
+Result<RnnLowering> ParseRnnLowering(std::string_view name);  // unrolled, fused
+
 struct LoweringOptions {
   int64_t batch = 1;
   DType precision = DType::kFloat32;
   Optimizer optimizer = Optimizer::kSgd;
   bool training = true;  // false: the forward pass only (validation, inference)
+  RnnLowering rnn = RnnLowering::kUnrolled;
 };
 
 // One signature and how often a step runs it.

@@ -10,10 +10,12 @@
 namespace epochcost {
 namespace {
 
-StepOps LowerZoo(const char* name, int64_t batch, Optimizer opt, bool training = true) {
+StepOps LowerZoo(const char* name, int64_t batch, Optimizer opt, bool training = true,
+                 RnnLowering rnn = RnnLowering::kUnrolled) {
   Result<Model> m = LoadZooModel(name);
   EXPECT_TRUE(m.ok());
-  Result<StepOps> ops = Lower(*m, {.batch = batch, .optimizer = opt, .training = training});
+  Result<StepOps> ops =
+      Lower(*m, {.batch = batch, .optimizer = opt, .training = training, .rnn = rnn});
   EXPECT_TRUE(ops.ok()) << ops.status().message();
   return ops.ok() ? *ops : StepOps{};
 }
@@ -98,8 +100,25 @@ TEST(LoweringTest, SamePaddingAndStrides) {
     }
 }
 
-TEST(LoweringTest, RecurrentAndEmbeddingModels) {
+TEST(LoweringTest, UnrolledLstmLoopsOverSteps) {
+  // Bi-LSTM(64) over 100 steps of 128: per direction one input projection of all 3,200 rows,
+  // then per step a hidden projection of 32 rows; backwards the same GEMMs' gradients.
   StepOps ops = LowerZoo("imdb_bidirectional_lstm", 32, Optimizer::kAdam);
+  EXPECT_EQ(Count(ops, OpKind::kRnnFwd), 0);
+  int input_proj = 0, hidden_proj = 0;
+  for (const StepOp& op : ops.ops) {
+    if (op.signature.kind != OpKind::kInnerProductFwd || op.signature.dim("oc") != 256) continue;
+    if (op.signature.dim("mb") == 3200) input_proj += op.count;
+    if (op.signature.dim("mb") == 32) hidden_proj += op.count;
+  }
+  EXPECT_EQ(input_proj, 2);
+  EXPECT_EQ(hidden_proj, 200);
+  EXPECT_EQ(Count(ops, OpKind::kInnerProductBwdWeights), 2 + 200 + 1);  // + the dense layer
+}
+
+TEST(LoweringTest, RecurrentAndEmbeddingModels) {
+  StepOps ops =
+      LowerZoo("imdb_bidirectional_lstm", 32, Optimizer::kAdam, true, RnnLowering::kFused);
   EXPECT_EQ(Count(ops, OpKind::kRnnFwd), 1);
   EXPECT_EQ(Count(ops, OpKind::kRnnBwd), 1);
   EXPECT_EQ(Count(ops, OpKind::kEmbeddingBwd), 1);
@@ -124,6 +143,8 @@ TEST(LoweringTest, ForwardOnlyHasNoBackwardOrUpdates) {
 TEST(LoweringTest, BadOptions) {
   Result<Model> m = LoadZooModel("mnist_mlp");
   EXPECT_EQ(Lower(*m, {.batch = 0}).status().message(), "batch must be positive, got 0");
+  EXPECT_EQ(ParseRnnLowering("looped").status().message(),
+            "unknown RNN lowering 'looped' (expected unrolled or fused)");
   EXPECT_EQ(ParseOptimizer("lamb").status().message(),
             "unknown optimizer 'lamb' (expected sgd, momentum, rmsprop, adam or adadelta)");
 }

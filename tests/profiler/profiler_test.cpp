@@ -40,7 +40,9 @@ TEST(CpuBackendTest, RunsEveryOpOfSmallTrainingSteps) {
   std::set<OpKind> kinds;
   for (const char* name : {"mnist_cnn", "text_generator_keras", "imdb_bidirectional_lstm"}) {
     Result<Model> m = LoadZooModel(name);
-    Result<StepOps> ops = Lower(*m, {.batch = 2, .optimizer = Optimizer::kAdam});
+    // Fused RNNs, to run oneDNN's RNN primitive too.
+    Result<StepOps> ops =
+        Lower(*m, {.batch = 2, .optimizer = Optimizer::kAdam, .rnn = RnnLowering::kFused});
     ASSERT_TRUE(ops.ok());
     for (const StepOp& op : ops->ops) {
       Result<Measurement> t = cpu->Measure(op.signature, quick);
