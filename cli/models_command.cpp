@@ -21,6 +21,7 @@ struct ShowOptions {
   std::string optimizer;  // ops: empty means the model's own, else sgd
   bool forward_only = false;
   std::string rnn = "unrolled";
+  bool no_reorders = false;
 };
 
 Result<ModelParameters> ParseParams(const std::vector<std::string>& items) {
@@ -95,7 +96,8 @@ int Ops(const ShowOptions& o) {
                                        .precision = *precision,
                                        .optimizer = *optimizer,
                                        .training = !o.forward_only,
-                                       .rnn = *rnn});
+                                       .rnn = *rnn,
+                                       .framework_reorders = !o.no_reorders});
   if (!ops.ok()) return ReportError(ops.status());
   std::vector<std::vector<std::string>> rows = {{"Count", "Signature", "Layers"}};
   int total = 0;
@@ -148,6 +150,8 @@ void RegisterModelsCommand(CLI::App& app, CommandFn* run) {
                   "sgd, momentum, rmsprop, adam or adadelta (default: the model's, else sgd)");
   ops->add_option("--param", p->params, "Set a model parameter, NAME=INTEGER (repeatable)");
   ops->add_flag("--forward-only", p->forward_only, "The forward pass alone (inference)");
+  ops->add_flag("--no-reorders", p->no_reorders,
+                "Leave out the layout reorders frameworks pay around convolutions");
   ops->add_option("--rnn", p->rnn,
                   "unrolled (default: per-step GEMMs, as frameworks train on CPUs) or fused "
                   "(one RNN primitive)");

@@ -19,6 +19,7 @@ struct PredictOptions {
   int64_t batch = 0, samples = -1, val_samples = -1;
   double overhead_us = -1;
   bool json = false;
+  bool no_reorders = false;
 };
 
 int Predict(const PredictOptions& o) {
@@ -45,11 +46,17 @@ int Predict(const PredictOptions& o) {
   if (samples <= 0)
     return ReportError(Status::InvalidArgument(
         "the model has no default sample count; give --samples N (training samples per epoch)"));
-  Result<StepOps> train = Lower(
-      *model, {.batch = batch, .precision = *precision, .optimizer = *optimizer, .training = true});
-  Result<StepOps> eval =
-      Lower(*model,
-            {.batch = batch, .precision = *precision, .optimizer = *optimizer, .training = false});
+  Result<RnnLowering> rnn = ParseRnnLowering(o.rnn);
+  if (!rnn.ok()) return ReportError(rnn.status().WithContext("--rnn"));
+  LoweringOptions lowering{.batch = batch,
+                           .precision = *precision,
+                           .optimizer = *optimizer,
+                           .training = true,
+                           .rnn = *rnn,
+                           .framework_reorders = !o.no_reorders};
+  Result<StepOps> train = Lower(*model, lowering);
+  lowering.training = false;
+  Result<StepOps> eval = Lower(*model, lowering);
   if (!train.ok()) return ReportError(train.status());
   if (!eval.ok()) return ReportError(eval.status());
 
@@ -147,6 +154,8 @@ void RegisterPredictCommand(CLI::App& app, CommandFn* run) {
                 "cost of a oneDNN primitive on this CPU)");
   p->add_option("--top", o->top, "Ops to list (default 10)");
   p->add_option("--rnn", o->rnn, "unrolled (default) or fused RNN lowering");
+  p->add_flag("--no-reorders", o->no_reorders,
+              "Leave out the layout reorders frameworks pay around convolutions");
   p->add_option("--profiles", o->profiles, "Profile database");
   p->add_flag("--json", o->json, "Print JSON (step_seconds, epoch_seconds, steps_per_epoch, ops)");
   p->footer(

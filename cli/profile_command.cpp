@@ -24,6 +24,7 @@ struct ProfileOptions {
   int64_t batch = 0;  // 0: each model's own
   std::string optimizer, precision = "fp32", profiles, file, rnn = "unrolled";
   bool force = false;
+  bool no_reorders = false;
   // op
   std::string signature;
   double min_ms = 200;
@@ -86,9 +87,12 @@ int ProfileModels(const ProfileOptions& o) {
     Result<Optimizer> optimizer = ParseOptimizer(opt.empty() ? "sgd" : opt);
     if (!optimizer.ok()) return ReportError(optimizer.status().WithContext("--optimizer"));
     for (bool training : {true, false}) {
-      Result<StepOps> ops = Lower(
-          *model,
-          {.batch = batch, .precision = *precision, .optimizer = *optimizer, .training = training});
+      Result<StepOps> ops = Lower(*model, {.batch = batch,
+                                           .precision = *precision,
+                                           .optimizer = *optimizer,
+                                           .training = training,
+                                           .rnn = *rnn,
+                                           .framework_reorders = !o.no_reorders});
       if (!ops.ok()) return ReportError(ops.status());
       for (const StepOp& op : ops->ops) wanted.insert(op.signature.ToString());
     }
@@ -198,6 +202,8 @@ void RegisterProfileCommand(CLI::App& app, CommandFn* run) {
                       "$XDG_DATA_HOME/epochcost/profiles.sqlite)");
   profile->add_flag("--force", o->force, "Measure again what is already stored");
   profile->add_option("--rnn", o->rnn, "unrolled (default) or fused RNN lowering");
+  profile->add_flag("--no-reorders", o->no_reorders,
+                    "Leave out the layout reorders frameworks pay around convolutions");
   profile->footer(
       "Examples:\n  epochcost profile mnist_cnn mnist_mlp --threads 1,2\n"
       "  epochcost profile export my-cpu.json");

@@ -159,14 +159,29 @@ void Lowerer::Conv(int i, bool forward) {
       convs.push_back(dims(l.groups, mi.c, mo.c, kh, kw));
   }
   const bool data_grad = !model_.inputs(i).empty() && needs_grad_[model_.inputs(i)[0]];
+  // Three reorders per call: two activation tensors and the weights (or their gradient).
+  auto reorders = [&](const Dims& c) {
+    if (!o_.framework_reorders) return;
+    const int64_t spatial_in = c.count("ih") ? c.at("ih") * c.at("iw") : c.at("iw");
+    const int64_t spatial_out = c.count("oh") ? c.at("oh") * c.at("ow") : c.at("ow");
+    const int64_t window = c.count("kh") ? c.at("kh") * c.at("kw") : c.at("kw");
+    Emit(OpKind::kReorder, {{"n", c.at("mb") * c.at("ic") * spatial_in}}, l.name);
+    Emit(OpKind::kReorder, {{"n", c.at("mb") * c.at("oc") * spatial_out}}, l.name);
+    Emit(OpKind::kReorder, {{"n", c.at("oc") * c.at("ic") / c.at("g") * window}}, l.name);
+  };
   for (size_t k = 0; k < convs.size(); ++k) {
     if (forward) {
       Emit(OpKind::kConvFwd, convs[k], l.name);
+      reorders(convs[k]);
     } else {
       // The depthwise half of a separable conv always needs its data gradient (the pointwise
       // half reads it); the first layer of a network does not.
-      if (data_grad || k > 0) Emit(OpKind::kConvBwdData, convs[k], l.name);
+      if (data_grad || k > 0) {
+        Emit(OpKind::kConvBwdData, convs[k], l.name);
+        reorders(convs[k]);
+      }
       Emit(OpKind::kConvBwdWeights, convs[k], l.name);
+      reorders(convs[k]);
     }
   }
 }
