@@ -1,6 +1,7 @@
 #include "profiler/profile_store.h"
 
 #include <cstdlib>
+#include <functional>
 #include <filesystem>
 #include <nlohmann/json.hpp>
 
@@ -118,17 +119,23 @@ Result<std::unique_ptr<ProfileStore>> ProfileStore::Open(const std::string& path
   if (!db.ok()) return db.status();
   std::unique_ptr<ProfileStore> store(new ProfileStore(std::move(*db)));
   EPOCHCOST_RETURN_IF_ERROR(store->db_->Exec(kSchema));
-  Result<Statement> seeded = store->db_->Prepare("SELECT 1 FROM meta WHERE key = 'seeded'");
-  if (!seeded.ok()) return seeded.status();
-  Result<bool> row = seeded->Step();
-  if (!row.ok()) return row.status();
-  if (!*row) {
-    for (const auto& [name, text] : ShippedProfiles()) {
-      Result<int> n = store->ImportJson(text, "data/profiles/" + std::string(name) + ".json");
-      if (!n.ok()) return n.status();
-    }
-    EPOCHCOST_RETURN_IF_ERROR(
-        store->db_->Exec("INSERT OR REPLACE INTO meta VALUES('seeded', '1')"));
+  // Shipped profiles are (re)loaded whenever their content differs from what was last loaded, so
+  // a newer epochcost brings its newer measurements into an existing store.
+  for (const auto& [name, text] : ShippedProfiles()) {
+    const std::string key = "shipped:" + std::string(name);
+    const std::string digest = std::to_string(std::hash<std::string_view>{}(text));
+    Result<Statement> q = store->db_->Prepare("SELECT value FROM meta WHERE key = ?1");
+    if (!q.ok()) return q.status();
+    q->Bind(1, key);
+    Result<bool> row = q->Step();
+    if (!row.ok()) return row.status();
+    if (*row && q->Text(0) == digest) continue;
+    Result<int> n = store->ImportJson(text, "data/profiles/" + std::string(name) + ".json");
+    if (!n.ok()) return n.status();
+    Result<Statement> put = store->db_->Prepare("INSERT OR REPLACE INTO meta VALUES(?1, ?2)");
+    if (!put.ok()) return put.status();
+    put->Bind(1, key).Bind(2, digest);
+    EPOCHCOST_RETURN_IF_ERROR(put->Run());
   }
   return store;
 }

@@ -36,7 +36,7 @@ struct Microbenchmark {
 
 class ProfileStore : public OpTimeSource {
  public:
-  // Opens (creating) the store at `path`; loads the shipped profiles into a new one.
+  // Opens (creating) the store at `path` and loads the shipped profiles it has not seen yet.
   static Result<std::unique_ptr<ProfileStore>> Open(const std::string& path);
   // $EPOCHCOST_PROFILES, else $XDG_DATA_HOME/epochcost/profiles.sqlite, else ~/.local/share/...
   static std::string DefaultPath();
