@@ -11,6 +11,7 @@
 #include "catalog/importers.h"
 #include "catalog/seed_files.h"
 #include "catalog/sqlite.h"
+#include "engine/file_util.h"
 
 namespace epochcost {
 // Generated from data/catalog (scripts/embed_files.cmake).
@@ -120,15 +121,7 @@ CatalogStore::CatalogStore(std::unique_ptr<Database> db) : db_(std::move(db)) {}
 CatalogStore::~CatalogStore() = default;
 
 std::string CatalogStore::DefaultPath() {
-  if (const char* env = std::getenv("EPOCHCOST_CATALOG"); env && *env) return env;
-  std::filesystem::path dir;
-  if (const char* xdg = std::getenv("XDG_DATA_HOME"); xdg && *xdg)
-    dir = xdg;
-  else if (const char* home = std::getenv("HOME"); home && *home)
-    dir = std::filesystem::path(home) / ".local" / "share";
-  else
-    dir = ".";
-  return (dir / "epochcost" / "catalog.sqlite").string();
+  return DataFilePath("EPOCHCOST_CATALOG", "catalog.sqlite");
 }
 
 Result<std::unique_ptr<CatalogStore>> CatalogStore::Open(const std::string& path) {

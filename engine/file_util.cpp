@@ -1,6 +1,7 @@
 #include "engine/file_util.h"
 
 #include <cerrno>
+#include <cstdlib>
 #include <cstring>
 #include <filesystem>
 #include <fstream>
@@ -18,6 +19,18 @@ Result<std::string> ReadFile(const std::string& path) {
   text << in.rdbuf();
   if (in.bad()) return Status::IoError(path + ": read failed");
   return text.str();
+}
+
+std::string DataFilePath(const char* env_var, const std::string& file) {
+  if (const char* env = std::getenv(env_var); env && *env) return env;
+  std::filesystem::path dir;
+  if (const char* xdg = std::getenv("XDG_DATA_HOME"); xdg && *xdg)
+    dir = xdg;
+  else if (const char* home = std::getenv("HOME"); home && *home)
+    dir = std::filesystem::path(home) / ".local" / "share";
+  else
+    dir = ".";
+  return (dir / "epochcost" / file).string();
 }
 
 std::string LineColumn(std::string_view text, size_t offset) {

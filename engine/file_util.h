@@ -11,6 +11,10 @@ namespace epochcost {
 
 Result<std::string> ReadFile(const std::string& path);
 
+// Where epochcost keeps a data file: $ENV_VAR if set, else $XDG_DATA_HOME/epochcost/FILE, else
+// ~/.local/share/epochcost/FILE (else ./epochcost/FILE without a home).
+std::string DataFilePath(const char* env_var, const std::string& file);
+
 // "line L, column C" of byte offset `offset` in `text` (for parser errors).
 std::string LineColumn(std::string_view text, size_t offset);
 

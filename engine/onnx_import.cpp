@@ -7,88 +7,11 @@
 
 #include "engine/file_util.h"
 #include "engine/layer_rules.h"
+#include "engine/onnx_converter.h"
 #include "engine/onnx_fold.h"
 
 namespace epochcost {
-namespace {
-
-using onnx_import::Constant;
-using onnx_import::FloatAttr;
-using onnx_import::IntAttr;
-using onnx_import::IntsAttr;
-using onnx_import::StringAttr;
-
-// An activation: the layer that produces it and where the batch axis sits in its ONNX shape.
-struct Tensor {
-  std::string layer;
-  int batch_axis = 0;
-};
-
-class Converter {
- public:
-  explicit Converter(const onnx::ModelProto& model) : model_(model) {}
-
-  Result<Model> Run(const std::string& origin);
-
- private:
-  using Handler = Status (Converter::*)(const onnx::NodeProto&);
-  static const std::map<std::string, Handler>& Handlers();
-
-  // Inputs and outputs.
-  const Constant* Const(const std::string& name) const;
-  Result<Tensor> Act(const onnx::NodeProto& n, int slot);
-  bool IsAct(const std::string& name) const { return acts_.contains(name) || IsDataInput(name); }
-  bool IsDataInput(const std::string& name) const;
-  const Shape& SampleShape(const Tensor& t) const { return shapes_.at(t.layer); }
-  std::vector<int64_t> FullShape(const Tensor& t) const;
-  Result<int> SampleAxis(const onnx::NodeProto& n, const Tensor& t, int64_t axis) const;
-  std::string LayerName(const onnx::NodeProto& n, const std::string& suffix = "");
-  Status Emit(LayerSpec l, const std::string& output, int batch_axis);
-  Status EmitView(const std::string& name, const Tensor& in, std::vector<int64_t> full_dims,
-                  int batch_axis, const std::string& output);
-  bool Consumed(const std::string& value) const;
-
-  // Op handlers.
-  Status Conv(const onnx::NodeProto& n);
-  Status Gemm(const onnx::NodeProto& n);
-  Status MatMul(const onnx::NodeProto& n);
-  Status Binary(const onnx::NodeProto& n);
-  Status Activate(const onnx::NodeProto& n);
-  Status Unary(const onnx::NodeProto& n);
-  Status Identity(const onnx::NodeProto& n);
-  Status Dropout(const onnx::NodeProto& n);
-  Status Pool(const onnx::NodeProto& n);
-  Status GlobalPool(const onnx::NodeProto& n);
-  Status BatchNorm(const onnx::NodeProto& n);
-  Status LayerNorm(const onnx::NodeProto& n);
-  Status ReduceMean(const onnx::NodeProto& n);
-  Status Flatten(const onnx::NodeProto& n);
-  Status Reshape(const onnx::NodeProto& n);
-  Status Transpose(const onnx::NodeProto& n);
-  Status Squeeze(const onnx::NodeProto& n);
-  Status Concat(const onnx::NodeProto& n);
-  Status Gather(const onnx::NodeProto& n);
-  Status Slice(const onnx::NodeProto& n);
-  Status Split(const onnx::NodeProto& n);
-  Status Rnn(const onnx::NodeProto& n);
-  Status Pad(const onnx::NodeProto& n);
-
-  Status Unsupported(const onnx::NodeProto& n, const std::string& why) const {
-    return Status::Unsupported("node '" + n.name() + "' (" + n.op_type() + "): " + why);
-  }
-
-  const onnx::ModelProto& model_;
-  std::map<std::string, Constant> consts_;
-  std::map<std::string, Tensor> acts_;
-  std::map<std::string, Shape> shapes_;  // by layer name
-  std::map<std::string, const onnx::ValueInfoProto*> graph_inputs_;
-  std::map<std::string, std::vector<int64_t>> inferred_;  // onnx shape inference, -1 = symbolic
-  std::map<std::string, int> bias_free_dense_;            // output value -> layer index (MatMul)
-  std::multiset<std::string> readers_;                    // how often each value is read
-  std::set<std::string> used_names_;
-  std::vector<LayerSpec> layers_;
-  std::string batch_symbol_;
-};
+namespace onnx_import {
 
 const std::map<std::string, Converter::Handler>& Converter::Handlers() {
   static const std::map<std::string, Handler> handlers = {
@@ -142,22 +65,18 @@ const std::map<std::string, Converter::Handler>& Converter::Handlers() {
   };
   return handlers;
 }
-
 const Constant* Converter::Const(const std::string& name) const {
   auto it = consts_.find(name);
   return it == consts_.end() ? nullptr : &it->second;
 }
-
 bool Converter::IsDataInput(const std::string& name) const {
   return graph_inputs_.contains(name) && !consts_.contains(name);
 }
-
 std::vector<int64_t> Converter::FullShape(const Tensor& t) const {
   std::vector<int64_t> dims = SampleShape(t).dims;
   dims.insert(dims.begin() + t.batch_axis, -1);
   return dims;
 }
-
 Result<int> Converter::SampleAxis(const onnx::NodeProto& n, const Tensor& t, int64_t axis) const {
   const int rank = static_cast<int>(SampleShape(t).dims.size()) + 1;
   const int a = static_cast<int>(axis < 0 ? axis + rank : axis);
@@ -165,7 +84,6 @@ Result<int> Converter::SampleAxis(const onnx::NodeProto& n, const Tensor& t, int
   if (a == t.batch_axis) return Unsupported(n, "operates across the batch axis");
   return a > t.batch_axis ? a - 1 : a;
 }
-
 std::string Converter::LayerName(const onnx::NodeProto& n, const std::string& suffix) {
   std::string base = (n.name().empty() ? n.op_type() : n.name()) + suffix;
   std::string name = base;
@@ -198,7 +116,6 @@ Result<Tensor> Converter::Act(const onnx::NodeProto& n, int slot) {
   EPOCHCOST_RETURN_IF_ERROR(Emit(std::move(l), name, 0));
   return acts_.at(name);
 }
-
 Status Converter::Emit(LayerSpec l, const std::string& output, int batch_axis) {
   std::vector<Shape> in;
   for (const std::string& i : l.inputs) in.push_back(shapes_.at(i));
@@ -222,14 +139,12 @@ Status Converter::EmitView(const std::string& name, const Tensor& in,
   l.target_shape = std::move(full_dims);
   return Emit(std::move(l), output, batch_axis);
 }
-
 bool Converter::Consumed(const std::string& value) const {
   if (readers_.contains(value)) return true;
   for (const auto& o : model_.graph().output())
     if (o.name() == value) return true;
   return false;
 }
-
 Status Converter::Conv(const onnx::NodeProto& n) {
   Result<Tensor> x = Act(n, 0);
   if (!x.ok()) return x.status();
@@ -275,7 +190,6 @@ Status Converter::Conv(const onnx::NodeProto& n) {
   }
   return Emit(std::move(l), n.output(0), 0);
 }
-
 Status Converter::Gemm(const onnx::NodeProto& n) {
   Result<Tensor> a = Act(n, 0);
   if (!a.ok()) return a.status();
@@ -290,7 +204,6 @@ Status Converter::Gemm(const onnx::NodeProto& n) {
   l.use_bias = n.input_size() > 2 && !n.input(2).empty();
   return Emit(std::move(l), n.output(0), a->batch_axis);
 }
-
 Status Converter::MatMul(const onnx::NodeProto& n) {
   Result<Tensor> a = Act(n, 0);
   if (!a.ok()) return a.status();
@@ -314,7 +227,6 @@ Status Converter::MatMul(const onnx::NodeProto& n) {
   l.inputs = {a->layer, b->layer};
   return Emit(std::move(l), n.output(0), a->batch_axis);
 }
-
 Status Converter::Binary(const onnx::NodeProto& n) {
   const std::string& op = n.op_type();
   const bool a_act = IsAct(n.input(0)), b_act = IsAct(n.input(1));
@@ -359,7 +271,6 @@ Status Converter::Binary(const onnx::NodeProto& n) {
   }
   return Emit(std::move(l), n.output(0), x->batch_axis);
 }
-
 Status Converter::Activate(const onnx::NodeProto& n) {
   Result<Tensor> x = Act(n, 0);
   if (!x.ok()) return x.status();
@@ -390,7 +301,6 @@ Status Converter::Activate(const onnx::NodeProto& n) {
   }
   return Emit(std::move(l), n.output(0), x->batch_axis);
 }
-
 Status Converter::Unary(const onnx::NodeProto& n) {
   Result<Tensor> x = Act(n, 0);
   if (!x.ok()) return x.status();
@@ -403,14 +313,12 @@ Status Converter::Unary(const onnx::NodeProto& n) {
       n.op_type() == "Erf" || n.op_type() == "Exp" || n.op_type() == "Log" ? 4 : 1;
   return Emit(std::move(l), n.output(0), x->batch_axis);
 }
-
 Status Converter::Identity(const onnx::NodeProto& n) {
   Result<Tensor> x = Act(n, 0);
   if (!x.ok()) return x.status();
   acts_[n.output(0)] = *x;
   return Status::Ok();
 }
-
 Status Converter::Dropout(const onnx::NodeProto& n) {
   Result<Tensor> x = Act(n, 0);
   if (!x.ok()) return x.status();
@@ -424,7 +332,6 @@ Status Converter::Dropout(const onnx::NodeProto& n) {
   l.rate = ratio;
   return Emit(std::move(l), n.output(0), x->batch_axis);
 }
-
 Status Converter::Pool(const onnx::NodeProto& n) {
   Result<Tensor> x = Act(n, 0);
   if (!x.ok()) return x.status();
@@ -476,7 +383,6 @@ Status Converter::GlobalPool(const onnx::NodeProto& n) {
   dims.insert(dims.end(), spatial, 1);
   return EmitView(LayerName(n, "_keepdims"), acts_.at(pooled), dims, 0, n.output(0));
 }
-
 Status Converter::BatchNorm(const onnx::NodeProto& n) {
   Result<Tensor> x = Act(n, 0);
   if (!x.ok()) return x.status();
@@ -489,7 +395,6 @@ Status Converter::BatchNorm(const onnx::NodeProto& n) {
   l.axis = *axis;
   return Emit(std::move(l), n.output(0), x->batch_axis);
 }
-
 Status Converter::LayerNorm(const onnx::NodeProto& n) {
   Result<Tensor> x = Act(n, 0);
   if (!x.ok()) return x.status();
@@ -508,7 +413,6 @@ Status Converter::LayerNorm(const onnx::NodeProto& n) {
   l.center = n.input_size() > 2 && !n.input(2).empty();
   return Emit(std::move(l), n.output(0), x->batch_axis);
 }
-
 Status Converter::ReduceMean(const onnx::NodeProto& n) {
   Result<Tensor> x = Act(n, 0);
   if (!x.ok()) return x.status();
@@ -535,19 +439,6 @@ Status Converter::ReduceMean(const onnx::NodeProto& n) {
   dims.insert(dims.begin() + x->batch_axis, -1);
   return EmitView(LayerName(n, "_squeeze"), acts_.at(kept), dims, x->batch_axis, n.output(0));
 }
-
-Status Converter::Flatten(const onnx::NodeProto& n) {
-  Result<Tensor> x = Act(n, 0);
-  if (!x.ok()) return x.status();
-  if (IntAttr(n, "axis", 1) != 1 || x->batch_axis != 0)
-    return Unsupported(n, "only Flatten(axis=1) of a batch-first tensor is supported");
-  LayerSpec l;
-  l.name = LayerName(n);
-  l.kind = LayerKind::kFlatten;
-  l.inputs = {x->layer};
-  return Emit(std::move(l), n.output(0), 0);
-}
-
 // The target comes from folded constants, where the batch size is marked, or else from ONNX
 // shape inference, where it is the graph's symbolic batch dimension.
 Status Converter::Reshape(const onnx::NodeProto& n) {
@@ -579,205 +470,6 @@ Status Converter::Reshape(const onnx::NodeProto& n) {
       return Unsupported(n, "target shape is not fully known");
   return EmitView(LayerName(n), *x, target, batch, n.output(0));
 }
-
-Status Converter::Transpose(const onnx::NodeProto& n) {
-  Result<Tensor> x = Act(n, 0);
-  if (!x.ok()) return x.status();
-  std::vector<int64_t> perm = IntsAttr(n, "perm");
-  const int rank = SampleShape(*x).rank() + 1;
-  if (perm.empty())
-    for (int i = rank - 1; i >= 0; --i) perm.push_back(i);
-  if (static_cast<int>(perm.size()) != rank) return Unsupported(n, "perm does not match rank");
-  int out_batch = -1;
-  LayerSpec l;
-  l.name = LayerName(n);
-  l.kind = LayerKind::kTranspose;
-  l.inputs = {x->layer};
-  bool identity = true;
-  for (int j = 0; j < rank; ++j) {
-    if (perm[j] == x->batch_axis) {
-      out_batch = j;
-      continue;
-    }
-    const int p = static_cast<int>(perm[j] > x->batch_axis ? perm[j] - 1 : perm[j]);
-    identity = identity && p == static_cast<int>(l.perm.size());
-    l.perm.push_back(p);
-  }
-  if (identity) {  // only the batch axis moves: per sample, nothing changes
-    acts_[n.output(0)] = Tensor{x->layer, out_batch};
-    return Status::Ok();
-  }
-  return Emit(std::move(l), n.output(0), out_batch);
-}
-
-Status Converter::Squeeze(const onnx::NodeProto& n) {
-  Result<Tensor> x = Act(n, 0);
-  if (!x.ok()) return x.status();
-  std::vector<int64_t> axes = IntsAttr(n, "axes");
-  if (const Constant* a = n.input_size() > 1 ? Const(n.input(1)) : nullptr; a && a->has_data())
-    for (double v : a->data) axes.push_back(static_cast<int64_t>(v));
-  std::vector<int64_t> dims = FullShape(*x);
-  int batch = x->batch_axis;
-  if (n.op_type() == "Unsqueeze") {
-    const int64_t rank = static_cast<int64_t>(dims.size() + axes.size());
-    for (int64_t& a : axes) a = a < 0 ? a + rank : a;
-    std::sort(axes.begin(), axes.end());
-    for (int64_t a : axes) {
-      dims.insert(dims.begin() + a, 1);
-      if (a <= batch) ++batch;
-    }
-  } else {
-    const int64_t rank = static_cast<int64_t>(dims.size());
-    std::vector<int64_t> kept;
-    int new_batch = -1;
-    for (int64_t i = 0; i < rank; ++i) {
-      bool drop = false;
-      for (int64_t a : axes) drop = drop || (a < 0 ? a + rank : a) == i;
-      if (axes.empty()) drop = dims[i] == 1;
-      if (drop && i == batch) return Unsupported(n, "squeezes the batch axis");
-      if (i == batch) new_batch = static_cast<int>(kept.size());
-      if (!drop) kept.push_back(dims[i]);
-    }
-    dims = kept;
-    batch = new_batch;
-  }
-  return EmitView(LayerName(n), *x, dims, batch, n.output(0));
-}
-
-Status Converter::Concat(const onnx::NodeProto& n) {
-  // A learned token expanded over the batch and put in front of a sequence: ViT's class token.
-  if (n.input_size() == 2) {
-    const Constant* token = Const(n.input(0));
-    if (token && token->batched && token->learned && IsAct(n.input(1))) {
-      Result<Tensor> x = Act(n, 1);
-      if (!x.ok()) return x.status();
-      LayerSpec l;
-      l.name = LayerName(n);
-      l.kind = LayerKind::kClassToken;
-      l.inputs = {x->layer};
-      return Emit(std::move(l), n.output(0), x->batch_axis);
-    }
-  }
-  LayerSpec l;
-  l.name = LayerName(n);
-  l.kind = LayerKind::kConcatenate;
-  int batch = -1;
-  for (int i = 0; i < n.input_size(); ++i) {
-    Result<Tensor> x = Act(n, i);
-    if (!x.ok()) return x.status();
-    if (batch >= 0 && x->batch_axis != batch)
-      return Unsupported(n, "inputs batch on different axes");
-    batch = x->batch_axis;
-    l.inputs.push_back(x->layer);
-    if (i == 0) {
-      Result<int> axis = SampleAxis(n, *x, IntAttr(n, "axis", 0));
-      if (!axis.ok()) return axis.status();
-      l.axis = *axis;
-    }
-  }
-  return Emit(std::move(l), n.output(0), batch);
-}
-
-Status Converter::Gather(const onnx::NodeProto& n) {
-  const Constant* table = Const(n.input(0));
-  if (table && table->learned && table->dims.size() == 2 && IsAct(n.input(1))) {
-    Result<Tensor> ids = Act(n, 1);
-    if (!ids.ok()) return ids.status();
-    LayerSpec l;
-    l.name = LayerName(n);
-    l.kind = LayerKind::kEmbedding;
-    l.inputs = {ids->layer};
-    l.vocab = table->dims[0];
-    l.units = table->dims[1];
-    return Emit(std::move(l), n.output(0), ids->batch_axis);
-  }
-  Result<Tensor> x = Act(n, 0);
-  if (!x.ok()) return x.status();
-  const Constant* index = Const(n.input(1));
-  if (!index || !index->has_data() || !index->dims.empty())
-    return Unsupported(n, "only a constant scalar index into an activation is supported");
-  Result<int> axis = SampleAxis(n, *x, IntAttr(n, "axis", 0));
-  if (!axis.ok()) return axis.status();
-  LayerSpec l;
-  l.name = LayerName(n);
-  l.kind = LayerKind::kSlice;
-  l.inputs = {x->layer};
-  l.axis = *axis;
-  const int64_t extent = SampleShape(*x).dims[*axis];
-  l.start = static_cast<int64_t>(index->data[0]);
-  if (l.start < 0) l.start += extent;
-  l.end = l.start + 1;
-  const std::string sliced = n.output(0) + "#slice";
-  EPOCHCOST_RETURN_IF_ERROR(Emit(l, sliced, x->batch_axis));
-  std::vector<int64_t> dims = FullShape(acts_.at(sliced));
-  const int full_axis = *axis >= x->batch_axis ? *axis + 1 : *axis;
-  dims.erase(dims.begin() + full_axis);
-  const int batch = full_axis < x->batch_axis ? x->batch_axis - 1 : x->batch_axis;
-  return EmitView(LayerName(n, "_squeeze"), acts_.at(sliced), dims, batch, n.output(0));
-}
-
-Status Converter::Slice(const onnx::NodeProto& n) {
-  Result<Tensor> x = Act(n, 0);
-  if (!x.ok()) return x.status();
-  auto ints = [&](int slot) -> std::vector<int64_t> {
-    const Constant* c =
-        n.input_size() > slot && !n.input(slot).empty() ? Const(n.input(slot)) : nullptr;
-    std::vector<int64_t> v;
-    if (c && c->has_data())
-      for (double d : c->data) v.push_back(static_cast<int64_t>(std::clamp(d, -1e15, 1e15)));
-    return v;
-  };
-  std::vector<int64_t> starts = ints(1), ends = ints(2), axes = ints(3), steps = ints(4);
-  if (starts.empty() || starts.size() != ends.size())
-    return Unsupported(n, "starts/ends not constant");
-  if (axes.empty())
-    for (size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
-  Tensor current = *x;
-  for (size_t i = 0; i < starts.size(); ++i) {
-    if (!steps.empty() && steps[i] != 1) return Unsupported(n, "steps other than 1");
-    Result<int> axis = SampleAxis(n, current, axes[i]);
-    if (!axis.ok()) return axis.status();
-    LayerSpec l;
-    l.name = LayerName(n);
-    l.kind = LayerKind::kSlice;
-    l.inputs = {current.layer};
-    l.axis = *axis;
-    const int64_t extent = SampleShape(current).dims[*axis];
-    l.start = starts[i];
-    l.end = std::min(ends[i], extent);
-    const std::string out =
-        i + 1 == starts.size() ? n.output(0) : n.output(0) + "#" + std::to_string(i);
-    EPOCHCOST_RETURN_IF_ERROR(Emit(std::move(l), out, current.batch_axis));
-    current = acts_.at(out);
-  }
-  return Status::Ok();
-}
-
-Status Converter::Split(const onnx::NodeProto& n) {
-  Result<Tensor> x = Act(n, 0);
-  if (!x.ok()) return x.status();
-  Result<int> axis = SampleAxis(n, *x, IntAttr(n, "axis", 0));
-  if (!axis.ok()) return axis.status();
-  std::vector<int64_t> sizes = IntsAttr(n, "split");
-  if (const Constant* s = n.input_size() > 1 ? Const(n.input(1)) : nullptr; s && s->has_data())
-    for (double v : s->data) sizes.push_back(static_cast<int64_t>(v));
-  const int64_t extent = SampleShape(*x).dims[*axis];
-  if (sizes.empty()) sizes.assign(n.output_size(), extent / std::max(1, n.output_size()));
-  int64_t start = 0;
-  for (int i = 0; i < n.output_size(); ++i) {
-    LayerSpec l;
-    l.name = LayerName(n, "_" + std::to_string(i));
-    l.kind = LayerKind::kSlice;
-    l.inputs = {x->layer};
-    l.axis = *axis;
-    l.start = start;
-    l.end = start + sizes.at(i);
-    start = l.end;
-    EPOCHCOST_RETURN_IF_ERROR(Emit(std::move(l), n.output(i), x->batch_axis));
-  }
-  return Status::Ok();
-}
-
 // ONNX LSTM/GRU: X is (T, N, I) (layout 0) or (N, T, I) (layout 1); Y is (T, D, N, H) or
 // (N, T, D, H); Y_h and Y_c are (D, N, H) or (N, D, H).
 Status Converter::Rnn(const onnx::NodeProto& n) {
@@ -828,30 +520,6 @@ Status Converter::Rnn(const onnx::NodeProto& n) {
   if (n.output_size() > 2) acts_[n.output(2)] = acts_.at(n.output(1));
   return Status::Ok();
 }
-
-Status Converter::Pad(const onnx::NodeProto& n) {
-  Result<Tensor> x = Act(n, 0);
-  if (!x.ok()) return x.status();
-  std::vector<int64_t> pads = IntsAttr(n, "pads");
-  if (const Constant* p = n.input_size() > 1 ? Const(n.input(1)) : nullptr; p && p->has_data())
-    for (double v : p->data) pads.push_back(static_cast<int64_t>(v));
-  const int rank = SampleShape(*x).rank() + 1;
-  if (static_cast<int>(pads.size()) != 2 * rank || x->batch_axis != 0 || rank < 3 || rank > 4 ||
-      pads[0] != 0 || pads[1] != 0 || pads[rank] != 0 || pads[rank + 1] != 0)
-    return Unsupported(n, "only spatial zero padding of (N, C, ...) tensors is supported");
-  if (StringAttr(n, "mode", "constant") != "constant") return Unsupported(n, "non-constant mode");
-  LayerSpec l;
-  l.name = LayerName(n);
-  l.kind = rank == 3 ? LayerKind::kZeroPadding1D : LayerKind::kZeroPadding2D;
-  l.inputs = {x->layer};
-  l.channels_first = true;
-  for (int i = 2; i < rank; ++i) {
-    l.pads.push_back(pads[i]);
-    l.pads.push_back(pads[i + rank]);
-  }
-  return Emit(std::move(l), n.output(0), 0);
-}
-
 Result<Model> Converter::Run(const std::string& origin) {
   const onnx::GraphProto& g = model_.graph();
   for (const auto& t : g.initializer()) {
@@ -934,7 +602,7 @@ Result<Model> Converter::Run(const std::string& origin) {
   return model;
 }
 
-}  // namespace
+}  // namespace onnx_import
 
 Result<Model> ImportOnnxBytes(std::string_view bytes, std::string_view origin) {
   const std::string where(origin);
@@ -952,7 +620,7 @@ Result<Model> ImportOnnxBytes(std::string_view bytes, std::string_view origin) {
     if (what.find('\n') != std::string::npos) what = what.substr(0, what.find('\n'));
     return Status::InvalidArgument(where + ": ONNX shape inference failed: " + what);
   }
-  Converter converter(model);
+  onnx_import::Converter converter(model);
   return converter.Run(where);
 }
 

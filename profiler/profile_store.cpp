@@ -1,8 +1,8 @@
 #include "profiler/profile_store.h"
 
 #include <cstdlib>
-#include <functional>
 #include <filesystem>
+#include <functional>
 #include <nlohmann/json.hpp>
 
 #include "catalog/sqlite.h"
@@ -100,15 +100,7 @@ ProfileStore::ProfileStore(std::unique_ptr<Database> db) : db_(std::move(db)) {}
 ProfileStore::~ProfileStore() = default;
 
 std::string ProfileStore::DefaultPath() {
-  if (const char* env = std::getenv("EPOCHCOST_PROFILES"); env && *env) return env;
-  std::filesystem::path dir;
-  if (const char* xdg = std::getenv("XDG_DATA_HOME"); xdg && *xdg)
-    dir = xdg;
-  else if (const char* home = std::getenv("HOME"); home && *home)
-    dir = std::filesystem::path(home) / ".local" / "share";
-  else
-    dir = ".";
-  return (dir / "epochcost" / "profiles.sqlite").string();
+  return DataFilePath("EPOCHCOST_PROFILES", "profiles.sqlite");
 }
 
 Result<std::unique_ptr<ProfileStore>> ProfileStore::Open(const std::string& path) {

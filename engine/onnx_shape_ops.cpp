@@ -1,0 +1,236 @@
+// The ONNX converter's layout and sequence ops: flatten, reshape, transpose, squeeze/unsqueeze,
+// concat (and ViT's class token), gather, slice, split, LSTM/GRU and pad. Each follows the batch
+// axis through the op and emits the per-sample layer, or aliases when nothing moves per sample.
+#include "engine/onnx_converter.h"
+
+namespace epochcost::onnx_import {
+
+Status Converter::Flatten(const onnx::NodeProto& n) {
+  Result<Tensor> x = Act(n, 0);
+  if (!x.ok()) return x.status();
+  if (IntAttr(n, "axis", 1) != 1 || x->batch_axis != 0)
+    return Unsupported(n, "only Flatten(axis=1) of a batch-first tensor is supported");
+  LayerSpec l;
+  l.name = LayerName(n);
+  l.kind = LayerKind::kFlatten;
+  l.inputs = {x->layer};
+  return Emit(std::move(l), n.output(0), 0);
+}
+
+Status Converter::Transpose(const onnx::NodeProto& n) {
+  Result<Tensor> x = Act(n, 0);
+  if (!x.ok()) return x.status();
+  std::vector<int64_t> perm = IntsAttr(n, "perm");
+  const int rank = SampleShape(*x).rank() + 1;
+  if (perm.empty())
+    for (int i = rank - 1; i >= 0; --i) perm.push_back(i);
+  if (static_cast<int>(perm.size()) != rank) return Unsupported(n, "perm does not match rank");
+  int out_batch = -1;
+  LayerSpec l;
+  l.name = LayerName(n);
+  l.kind = LayerKind::kTranspose;
+  l.inputs = {x->layer};
+  bool identity = true;
+  for (int j = 0; j < rank; ++j) {
+    if (perm[j] == x->batch_axis) {
+      out_batch = j;
+      continue;
+    }
+    const int p = static_cast<int>(perm[j] > x->batch_axis ? perm[j] - 1 : perm[j]);
+    identity = identity && p == static_cast<int>(l.perm.size());
+    l.perm.push_back(p);
+  }
+  if (identity) {  // only the batch axis moves: per sample, nothing changes
+    acts_[n.output(0)] = Tensor{x->layer, out_batch};
+    return Status::Ok();
+  }
+  return Emit(std::move(l), n.output(0), out_batch);
+}
+Status Converter::Squeeze(const onnx::NodeProto& n) {
+  Result<Tensor> x = Act(n, 0);
+  if (!x.ok()) return x.status();
+  std::vector<int64_t> axes = IntsAttr(n, "axes");
+  if (const Constant* a = n.input_size() > 1 ? Const(n.input(1)) : nullptr; a && a->has_data())
+    for (double v : a->data) axes.push_back(static_cast<int64_t>(v));
+  std::vector<int64_t> dims = FullShape(*x);
+  int batch = x->batch_axis;
+  if (n.op_type() == "Unsqueeze") {
+    const int64_t rank = static_cast<int64_t>(dims.size() + axes.size());
+    for (int64_t& a : axes) a = a < 0 ? a + rank : a;
+    std::sort(axes.begin(), axes.end());
+    for (int64_t a : axes) {
+      dims.insert(dims.begin() + a, 1);
+      if (a <= batch) ++batch;
+    }
+  } else {
+    const int64_t rank = static_cast<int64_t>(dims.size());
+    std::vector<int64_t> kept;
+    int new_batch = -1;
+    for (int64_t i = 0; i < rank; ++i) {
+      bool drop = false;
+      for (int64_t a : axes) drop = drop || (a < 0 ? a + rank : a) == i;
+      if (axes.empty()) drop = dims[i] == 1;
+      if (drop && i == batch) return Unsupported(n, "squeezes the batch axis");
+      if (i == batch) new_batch = static_cast<int>(kept.size());
+      if (!drop) kept.push_back(dims[i]);
+    }
+    dims = kept;
+    batch = new_batch;
+  }
+  return EmitView(LayerName(n), *x, dims, batch, n.output(0));
+}
+Status Converter::Concat(const onnx::NodeProto& n) {
+  // A learned token expanded over the batch and put in front of a sequence: ViT's class token.
+  if (n.input_size() == 2) {
+    const Constant* token = Const(n.input(0));
+    if (token && token->batched && token->learned && IsAct(n.input(1))) {
+      Result<Tensor> x = Act(n, 1);
+      if (!x.ok()) return x.status();
+      LayerSpec l;
+      l.name = LayerName(n);
+      l.kind = LayerKind::kClassToken;
+      l.inputs = {x->layer};
+      return Emit(std::move(l), n.output(0), x->batch_axis);
+    }
+  }
+  LayerSpec l;
+  l.name = LayerName(n);
+  l.kind = LayerKind::kConcatenate;
+  int batch = -1;
+  for (int i = 0; i < n.input_size(); ++i) {
+    Result<Tensor> x = Act(n, i);
+    if (!x.ok()) return x.status();
+    if (batch >= 0 && x->batch_axis != batch)
+      return Unsupported(n, "inputs batch on different axes");
+    batch = x->batch_axis;
+    l.inputs.push_back(x->layer);
+    if (i == 0) {
+      Result<int> axis = SampleAxis(n, *x, IntAttr(n, "axis", 0));
+      if (!axis.ok()) return axis.status();
+      l.axis = *axis;
+    }
+  }
+  return Emit(std::move(l), n.output(0), batch);
+}
+Status Converter::Gather(const onnx::NodeProto& n) {
+  const Constant* table = Const(n.input(0));
+  if (table && table->learned && table->dims.size() == 2 && IsAct(n.input(1))) {
+    Result<Tensor> ids = Act(n, 1);
+    if (!ids.ok()) return ids.status();
+    LayerSpec l;
+    l.name = LayerName(n);
+    l.kind = LayerKind::kEmbedding;
+    l.inputs = {ids->layer};
+    l.vocab = table->dims[0];
+    l.units = table->dims[1];
+    return Emit(std::move(l), n.output(0), ids->batch_axis);
+  }
+  Result<Tensor> x = Act(n, 0);
+  if (!x.ok()) return x.status();
+  const Constant* index = Const(n.input(1));
+  if (!index || !index->has_data() || !index->dims.empty())
+    return Unsupported(n, "only a constant scalar index into an activation is supported");
+  Result<int> axis = SampleAxis(n, *x, IntAttr(n, "axis", 0));
+  if (!axis.ok()) return axis.status();
+  LayerSpec l;
+  l.name = LayerName(n);
+  l.kind = LayerKind::kSlice;
+  l.inputs = {x->layer};
+  l.axis = *axis;
+  const int64_t extent = SampleShape(*x).dims[*axis];
+  l.start = static_cast<int64_t>(index->data[0]);
+  if (l.start < 0) l.start += extent;
+  l.end = l.start + 1;
+  const std::string sliced = n.output(0) + "#slice";
+  EPOCHCOST_RETURN_IF_ERROR(Emit(l, sliced, x->batch_axis));
+  std::vector<int64_t> dims = FullShape(acts_.at(sliced));
+  const int full_axis = *axis >= x->batch_axis ? *axis + 1 : *axis;
+  dims.erase(dims.begin() + full_axis);
+  const int batch = full_axis < x->batch_axis ? x->batch_axis - 1 : x->batch_axis;
+  return EmitView(LayerName(n, "_squeeze"), acts_.at(sliced), dims, batch, n.output(0));
+}
+Status Converter::Slice(const onnx::NodeProto& n) {
+  Result<Tensor> x = Act(n, 0);
+  if (!x.ok()) return x.status();
+  auto ints = [&](int slot) -> std::vector<int64_t> {
+    const Constant* c =
+        n.input_size() > slot && !n.input(slot).empty() ? Const(n.input(slot)) : nullptr;
+    std::vector<int64_t> v;
+    if (c && c->has_data())
+      for (double d : c->data) v.push_back(static_cast<int64_t>(std::clamp(d, -1e15, 1e15)));
+    return v;
+  };
+  std::vector<int64_t> starts = ints(1), ends = ints(2), axes = ints(3), steps = ints(4);
+  if (starts.empty() || starts.size() != ends.size())
+    return Unsupported(n, "starts/ends not constant");
+  if (axes.empty())
+    for (size_t i = 0; i < starts.size(); ++i) axes.push_back(static_cast<int64_t>(i));
+  Tensor current = *x;
+  for (size_t i = 0; i < starts.size(); ++i) {
+    if (!steps.empty() && steps[i] != 1) return Unsupported(n, "steps other than 1");
+    Result<int> axis = SampleAxis(n, current, axes[i]);
+    if (!axis.ok()) return axis.status();
+    LayerSpec l;
+    l.name = LayerName(n);
+    l.kind = LayerKind::kSlice;
+    l.inputs = {current.layer};
+    l.axis = *axis;
+    const int64_t extent = SampleShape(current).dims[*axis];
+    l.start = starts[i];
+    l.end = std::min(ends[i], extent);
+    const std::string out =
+        i + 1 == starts.size() ? n.output(0) : n.output(0) + "#" + std::to_string(i);
+    EPOCHCOST_RETURN_IF_ERROR(Emit(std::move(l), out, current.batch_axis));
+    current = acts_.at(out);
+  }
+  return Status::Ok();
+}
+Status Converter::Split(const onnx::NodeProto& n) {
+  Result<Tensor> x = Act(n, 0);
+  if (!x.ok()) return x.status();
+  Result<int> axis = SampleAxis(n, *x, IntAttr(n, "axis", 0));
+  if (!axis.ok()) return axis.status();
+  std::vector<int64_t> sizes = IntsAttr(n, "split");
+  if (const Constant* s = n.input_size() > 1 ? Const(n.input(1)) : nullptr; s && s->has_data())
+    for (double v : s->data) sizes.push_back(static_cast<int64_t>(v));
+  const int64_t extent = SampleShape(*x).dims[*axis];
+  if (sizes.empty()) sizes.assign(n.output_size(), extent / std::max(1, n.output_size()));
+  int64_t start = 0;
+  for (int i = 0; i < n.output_size(); ++i) {
+    LayerSpec l;
+    l.name = LayerName(n, "_" + std::to_string(i));
+    l.kind = LayerKind::kSlice;
+    l.inputs = {x->layer};
+    l.axis = *axis;
+    l.start = start;
+    l.end = start + sizes.at(i);
+    start = l.end;
+    EPOCHCOST_RETURN_IF_ERROR(Emit(std::move(l), n.output(i), x->batch_axis));
+  }
+  return Status::Ok();
+}
+
+Status Converter::Pad(const onnx::NodeProto& n) {
+  Result<Tensor> x = Act(n, 0);
+  if (!x.ok()) return x.status();
+  std::vector<int64_t> pads = IntsAttr(n, "pads");
+  if (const Constant* p = n.input_size() > 1 ? Const(n.input(1)) : nullptr; p && p->has_data())
+    for (double v : p->data) pads.push_back(static_cast<int64_t>(v));
+  const int rank = SampleShape(*x).rank() + 1;
+  if (static_cast<int>(pads.size()) != 2 * rank || x->batch_axis != 0 || rank < 3 || rank > 4 ||
+      pads[0] != 0 || pads[1] != 0 || pads[rank] != 0 || pads[rank + 1] != 0)
+    return Unsupported(n, "only spatial zero padding of (N, C, ...) tensors is supported");
+  if (StringAttr(n, "mode", "constant") != "constant") return Unsupported(n, "non-constant mode");
+  LayerSpec l;
+  l.name = LayerName(n);
+  l.kind = rank == 3 ? LayerKind::kZeroPadding1D : LayerKind::kZeroPadding2D;
+  l.inputs = {x->layer};
+  l.channels_first = true;
+  for (int i = 2; i < rank; ++i) {
+    l.pads.push_back(pads[i]);
+    l.pads.push_back(pads[i + rank]);
+  }
+  return Emit(std::move(l), n.output(0), 0);
+}
+
+}  // namespace epochcost::onnx_import
