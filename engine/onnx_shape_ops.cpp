@@ -233,4 +233,162 @@ Status Converter::Pad(const onnx::NodeProto& n) {
   return Emit(std::move(l), n.output(0), 0);
 }
 
+// ONNX global pooling keeps unit spatial axes: (C, 1, 1). The pool, then a free view.
+Status Converter::GlobalPool(const onnx::NodeProto& n) {
+  Result<Tensor> x = Act(n, 0);
+  if (!x.ok()) return x.status();
+  if (x->batch_axis != 0) return Unsupported(n, "input's batch axis is not first");
+  const int spatial = SampleShape(*x).rank() - 1;
+  const bool max = n.op_type() == "GlobalMaxPool";
+  LayerSpec l;
+  l.name = LayerName(n);
+  l.inputs = {x->layer};
+  l.channels_first = true;
+  l.kind = spatial == 1 ? (max ? LayerKind::kGlobalMaxPool1D : LayerKind::kGlobalAvgPool1D)
+                        : (max ? LayerKind::kGlobalMaxPool2D : LayerKind::kGlobalAvgPool2D);
+  const std::string pooled = n.output(0) + "#pooled";
+  EPOCHCOST_RETURN_IF_ERROR(Emit(l, pooled, 0));
+  std::vector<int64_t> dims = {-1, SampleShape(acts_.at(pooled)).dims[0]};
+  dims.insert(dims.end(), spatial, 1);
+  return EmitView(LayerName(n, "_keepdims"), acts_.at(pooled), dims, 0, n.output(0));
+}
+Status Converter::BatchNorm(const onnx::NodeProto& n) {
+  Result<Tensor> x = Act(n, 0);
+  if (!x.ok()) return x.status();
+  Result<int> axis = SampleAxis(n, *x, 1);
+  if (!axis.ok()) return axis.status();
+  LayerSpec l;
+  l.name = LayerName(n);
+  l.kind = LayerKind::kBatchNorm;
+  l.inputs = {x->layer};
+  l.axis = *axis;
+  return Emit(std::move(l), n.output(0), x->batch_axis);
+}
+Status Converter::LayerNorm(const onnx::NodeProto& n) {
+  Result<Tensor> x = Act(n, 0);
+  if (!x.ok()) return x.status();
+  const int rank = SampleShape(*x).rank() + 1;
+  int64_t first = IntAttr(n, "axis", -1);
+  if (first < 0) first += rank;
+  LayerSpec l;
+  l.name = LayerName(n);
+  l.kind = LayerKind::kLayerNorm;
+  l.inputs = {x->layer};
+  for (int64_t a = first; a < rank; ++a) {
+    Result<int> s = SampleAxis(n, *x, a);
+    if (!s.ok()) return s.status();
+    l.axes.push_back(*s);
+  }
+  l.center = n.input_size() > 2 && !n.input(2).empty();
+  return Emit(std::move(l), n.output(0), x->batch_axis);
+}
+Status Converter::ReduceMean(const onnx::NodeProto& n) {
+  Result<Tensor> x = Act(n, 0);
+  if (!x.ok()) return x.status();
+  std::vector<int64_t> axes = IntsAttr(n, "axes");
+  if (const Constant* a = n.input_size() > 1 ? Const(n.input(1)) : nullptr; a && a->has_data())
+    for (double v : a->data) axes.push_back(static_cast<int64_t>(v));
+  if (axes.empty()) return Unsupported(n, "reduces over every axis, the batch included");
+  LayerSpec l;
+  l.name = LayerName(n);
+  l.kind = LayerKind::kReduceMean;
+  l.inputs = {x->layer};
+  for (int64_t a : axes) {
+    Result<int> s = SampleAxis(n, *x, a);
+    if (!s.ok()) return s.status();
+    l.axes.push_back(*s);
+  }
+  if (IntAttr(n, "keepdims", 1) != 0) return Emit(std::move(l), n.output(0), x->batch_axis);
+  const std::string kept = n.output(0) + "#keepdims";
+  EPOCHCOST_RETURN_IF_ERROR(Emit(l, kept, x->batch_axis));
+  std::vector<int64_t> dims;
+  const Shape& s = SampleShape(acts_.at(kept));
+  for (int i = 0; i < s.rank(); ++i)
+    if (std::find(l.axes.begin(), l.axes.end(), i) == l.axes.end()) dims.push_back(s.dims[i]);
+  dims.insert(dims.begin() + x->batch_axis, -1);
+  return EmitView(LayerName(n, "_squeeze"), acts_.at(kept), dims, x->batch_axis, n.output(0));
+}
+// The target comes from folded constants, where the batch size is marked, or else from ONNX
+// shape inference, where it is the graph's symbolic batch dimension.
+Status Converter::Reshape(const onnx::NodeProto& n) {
+  Result<Tensor> x = Act(n, 0);
+  if (!x.ok()) return x.status();
+  std::vector<int64_t> target;
+  int batch = -1;
+  const Constant* shape = Const(n.input(1));
+  if (shape && shape->has_data()) {
+    const std::vector<int64_t> in = FullShape(*x);
+    for (size_t i = 0; i < shape->data.size(); ++i) {
+      int64_t d = static_cast<int64_t>(shape->data[i]);
+      if (shape->is_batch[i] || (d == 0 && static_cast<int>(i) == x->batch_axis)) {
+        batch = static_cast<int>(i);
+        d = -1;
+      } else if (d == 0 && i < in.size()) {
+        d = in[i];
+      }
+      target.push_back(d);
+    }
+  } else if (auto it = inferred_.find(n.output(0)); it != inferred_.end()) {
+    target = it->second;
+    for (size_t i = 0; i < target.size(); ++i)
+      if (target[i] == -1 && batch < 0) batch = static_cast<int>(i);
+  }
+  if (batch < 0) return Unsupported(n, "cannot tell which axis of the target shape is the batch");
+  for (size_t i = 0; i < target.size(); ++i)
+    if (static_cast<int>(i) != batch && target[i] == -1 && shape == nullptr)
+      return Unsupported(n, "target shape is not fully known");
+  return EmitView(LayerName(n), *x, target, batch, n.output(0));
+}
+
+// ONNX LSTM/GRU: X is (T, N, I) (layout 0) or (N, T, I) (layout 1); Y is (T, D, N, H) or
+// (N, T, D, H); Y_h and Y_c are (D, N, H) or (N, D, H).
+Status Converter::Rnn(const onnx::NodeProto& n) {
+  Result<Tensor> x = Act(n, 0);
+  if (!x.ok()) return x.status();
+  const int64_t layout = IntAttr(n, "layout", 0);
+  if (x->batch_axis != (layout == 0 ? 1 : 0))
+    return Unsupported(n, "input's batch axis does not match layout " + std::to_string(layout));
+  LayerSpec l;
+  l.name = LayerName(n);
+  l.kind = n.op_type() == "LSTM" ? LayerKind::kLstm : LayerKind::kGru;
+  l.inputs = {x->layer};
+  l.units = IntAttr(n, "hidden_size", 0);
+  l.bidirectional = StringAttr(n, "direction", "forward") == "bidirectional";
+  l.bias_sets = n.input_size() > 3 && !n.input(3).empty() ? 2 : 0;
+  if (n.op_type() == "GRU" && IntAttr(n, "linear_before_reset", 0) == 0 && l.bias_sets == 2)
+    l.bias_sets = 2;  // ONNX always stores Wb and Rb
+  const bool want_y = n.output_size() > 0 && Consumed(n.output(0));
+  const bool want_state = (n.output_size() > 1 && Consumed(n.output(1))) ||
+                          (n.output_size() > 2 && Consumed(n.output(2)));
+  const int y_batch = layout == 0 ? 2 : 0;
+  const int h_batch = layout == 0 ? 1 : 0;
+  if (!want_y) {
+    l.rnn_output = RnnOutput::kOnnxYh;
+    EPOCHCOST_RETURN_IF_ERROR(Emit(std::move(l), n.output(1), h_batch));
+    if (n.output_size() > 2) acts_[n.output(2)] = acts_.at(n.output(1));
+    return Status::Ok();
+  }
+  l.rnn_output = RnnOutput::kOnnxY;
+  EPOCHCOST_RETURN_IF_ERROR(Emit(std::move(l), n.output(0), y_batch));
+  if (!want_state) return Status::Ok();
+  // The final state, read off the last step of Y (its cost is a copy of D x H values).
+  const Tensor y = acts_.at(n.output(0));
+  LayerSpec last;
+  last.name = LayerName(n, "_state");
+  last.kind = LayerKind::kSlice;
+  last.inputs = {y.layer};
+  last.axis = 0;
+  last.start = -1;
+  last.end = SampleShape(y).dims[0];
+  const std::string sliced = n.output(1) + "#last";
+  EPOCHCOST_RETURN_IF_ERROR(Emit(std::move(last), sliced, y_batch));
+  std::vector<int64_t> dims = SampleShape(acts_.at(sliced)).dims;
+  dims.erase(dims.begin());
+  dims.insert(dims.begin() + h_batch, -1);
+  EPOCHCOST_RETURN_IF_ERROR(
+      EmitView(LayerName(n, "_h"), acts_.at(sliced), dims, h_batch, n.output(1)));
+  if (n.output_size() > 2) acts_[n.output(2)] = acts_.at(n.output(1));
+  return Status::Ok();
+}
+
 }  // namespace epochcost::onnx_import
