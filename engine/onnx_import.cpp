@@ -364,6 +364,85 @@ Status Converter::Pool(const onnx::NodeProto& n) {
   return Emit(std::move(l), n.output(0), 0);
 }
 
+// ONNX global pooling keeps unit spatial axes: (C, 1, 1). The pool, then a free view.
+Status Converter::GlobalPool(const onnx::NodeProto& n) {
+  Result<Tensor> x = Act(n, 0);
+  if (!x.ok()) return x.status();
+  if (x->batch_axis != 0) return Unsupported(n, "input's batch axis is not first");
+  const int spatial = SampleShape(*x).rank() - 1;
+  const bool max = n.op_type() == "GlobalMaxPool";
+  LayerSpec l;
+  l.name = LayerName(n);
+  l.inputs = {x->layer};
+  l.channels_first = true;
+  l.kind = spatial == 1 ? (max ? LayerKind::kGlobalMaxPool1D : LayerKind::kGlobalAvgPool1D)
+                        : (max ? LayerKind::kGlobalMaxPool2D : LayerKind::kGlobalAvgPool2D);
+  const std::string pooled = n.output(0) + "#pooled";
+  EPOCHCOST_RETURN_IF_ERROR(Emit(l, pooled, 0));
+  std::vector<int64_t> dims = {-1, SampleShape(acts_.at(pooled)).dims[0]};
+  dims.insert(dims.end(), spatial, 1);
+  return EmitView(LayerName(n, "_keepdims"), acts_.at(pooled), dims, 0, n.output(0));
+}
+
+Status Converter::BatchNorm(const onnx::NodeProto& n) {
+  Result<Tensor> x = Act(n, 0);
+  if (!x.ok()) return x.status();
+  Result<int> axis = SampleAxis(n, *x, 1);
+  if (!axis.ok()) return axis.status();
+  LayerSpec l;
+  l.name = LayerName(n);
+  l.kind = LayerKind::kBatchNorm;
+  l.inputs = {x->layer};
+  l.axis = *axis;
+  return Emit(std::move(l), n.output(0), x->batch_axis);
+}
+
+Status Converter::LayerNorm(const onnx::NodeProto& n) {
+  Result<Tensor> x = Act(n, 0);
+  if (!x.ok()) return x.status();
+  const int rank = SampleShape(*x).rank() + 1;
+  int64_t first = IntAttr(n, "axis", -1);
+  if (first < 0) first += rank;
+  LayerSpec l;
+  l.name = LayerName(n);
+  l.kind = LayerKind::kLayerNorm;
+  l.inputs = {x->layer};
+  for (int64_t a = first; a < rank; ++a) {
+    Result<int> s = SampleAxis(n, *x, a);
+    if (!s.ok()) return s.status();
+    l.axes.push_back(*s);
+  }
+  l.center = n.input_size() > 2 && !n.input(2).empty();
+  return Emit(std::move(l), n.output(0), x->batch_axis);
+}
+
+Status Converter::ReduceMean(const onnx::NodeProto& n) {
+  Result<Tensor> x = Act(n, 0);
+  if (!x.ok()) return x.status();
+  std::vector<int64_t> axes = IntsAttr(n, "axes");
+  if (const Constant* a = n.input_size() > 1 ? Const(n.input(1)) : nullptr; a && a->has_data())
+    for (double v : a->data) axes.push_back(static_cast<int64_t>(v));
+  if (axes.empty()) return Unsupported(n, "reduces over every axis, the batch included");
+  LayerSpec l;
+  l.name = LayerName(n);
+  l.kind = LayerKind::kReduceMean;
+  l.inputs = {x->layer};
+  for (int64_t a : axes) {
+    Result<int> s = SampleAxis(n, *x, a);
+    if (!s.ok()) return s.status();
+    l.axes.push_back(*s);
+  }
+  if (IntAttr(n, "keepdims", 1) != 0) return Emit(std::move(l), n.output(0), x->batch_axis);
+  const std::string kept = n.output(0) + "#keepdims";
+  EPOCHCOST_RETURN_IF_ERROR(Emit(l, kept, x->batch_axis));
+  std::vector<int64_t> dims;
+  const Shape& s = SampleShape(acts_.at(kept));
+  for (int i = 0; i < s.rank(); ++i)
+    if (std::find(l.axes.begin(), l.axes.end(), i) == l.axes.end()) dims.push_back(s.dims[i]);
+  dims.insert(dims.begin() + x->batch_axis, -1);
+  return EmitView(LayerName(n, "_squeeze"), acts_.at(kept), dims, x->batch_axis, n.output(0));
+}
+
 Result<Model> Converter::Run(const std::string& origin) {
   const onnx::GraphProto& g = model_.graph();
   for (const auto& t : g.initializer()) {
