@@ -3,6 +3,7 @@
 #include <array>
 #include <cstdlib>
 #include <filesystem>
+#include <functional>
 #include <map>
 #include <tuple>
 
@@ -133,18 +134,24 @@ Result<std::unique_ptr<CatalogStore>> CatalogStore::Open(const std::string& path
   if (!db.ok()) return db.status();
   std::unique_ptr<CatalogStore> store(new CatalogStore(std::move(*db)));
   EPOCHCOST_RETURN_IF_ERROR(store->CreateSchema());
-  EPOCHCOST_RETURN_IF_ERROR(store->SeedIfNew());
+  EPOCHCOST_RETURN_IF_ERROR(store->SeedIfChanged());
   return store;
 }
 
 Status CatalogStore::CreateSchema() { return db_->Exec(kSchema); }
 
-Status CatalogStore::SeedIfNew() {
-  Result<Statement> q = db_->Prepare("SELECT value FROM meta WHERE key = 'seeded'");
+// The seed is (re)loaded whenever the data compiled into epochcost differs from what this catalog
+// last loaded, so a newer epochcost brings its newer prices; re-importing unchanged data changes
+// nothing.
+Status CatalogStore::SeedIfChanged() {
+  size_t digest = 0;
+  for (const auto& [name, text] : CatalogSeedFiles())
+    digest = digest * 1000003u ^ std::hash<std::string_view>{}(text);
+  Result<Statement> q = db_->Prepare("SELECT value FROM meta WHERE key = 'seed_digest'");
   if (!q.ok()) return q.status();
   Result<bool> row = q->Step();
   if (!row.ok()) return row.status();
-  if (*row) return Status::Ok();
+  if (*row && q->Text(0) == std::to_string(digest)) return Status::Ok();
 
   ImportBatch all;
   Result<CsvTable> manifest = CsvTable::Parse(SeedFile("seed"), "data/catalog/seed.csv");
@@ -162,7 +169,8 @@ Status CatalogStore::SeedIfNew() {
   }
   Result<ImportSummary> s = Import(all, false);
   if (!s.ok()) return s.status().WithContext("seeding the catalog");
-  return db_->Exec("INSERT OR REPLACE INTO meta VALUES('seeded', '1')");
+  return db_->Exec("INSERT OR REPLACE INTO meta VALUES('seed_digest', '" + std::to_string(digest) +
+                   "')");
 }
 
 Result<ImportSummary> CatalogStore::Import(const ImportBatch& batch, bool dry_run) {

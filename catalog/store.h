@@ -1,5 +1,5 @@
-// The price catalog: an SQLite database of instance types and price observations, created and
-// seeded from the data compiled into epochcost on first use. Imports are single transactions
+// The price catalog: an SQLite database of instance types and price observations, created on
+// first use and seeded from the data compiled into epochcost (again whenever that data changes). Imports are single transactions
 // (all or nothing); queries read "as of" a date: the latest observation on or before it.
 #ifndef EPOCHCOST_CATALOG_STORE_H_
 #define EPOCHCOST_CATALOG_STORE_H_
@@ -70,7 +70,7 @@ class CatalogStore {
  private:
   explicit CatalogStore(std::unique_ptr<Database> db);
   Status CreateSchema();
-  Status SeedIfNew();
+  Status SeedIfChanged();
   std::unique_ptr<Database> db_;
 };
 
