@@ -427,3 +427,17 @@ TEST_F(CatalogTest, InstanceAndInterruptionCsvBadRecords) {
 
 }  // namespace
 }  // namespace epochcost::catalog
+
+namespace epochcost::catalog {
+namespace {
+
+TEST_F(CatalogTest, ReopeningDoesNotReloadAnUnchangedSeed) {
+  ASSERT_TRUE(store_->Import(Read(ImportPriceCsv, "prices-good.csv"), false).ok());
+  const size_t before = store_->AllPrices()->size();
+  Result<std::unique_ptr<CatalogStore>> again = CatalogStore::Open(path_);
+  ASSERT_TRUE(again.ok());
+  EXPECT_EQ((*again)->AllPrices()->size(), before);
+}
+
+}  // namespace
+}  // namespace epochcost::catalog
