@@ -2,7 +2,7 @@
 
 #include <cstdlib>
 
-#include "catalog/csv.h"
+#include "engine/csv.h"
 #include "catalog/seed_files.h"
 
 namespace epochcost::catalog {

@@ -2,7 +2,7 @@
 // observed_at[, zone, source]) and instance hardware (docs/catalog.md).
 #include <array>
 
-#include "catalog/csv.h"
+#include "engine/csv.h"
 #include "catalog/importers.h"
 
 namespace epochcost::catalog {

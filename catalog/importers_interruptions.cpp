@@ -5,7 +5,7 @@
 #include <array>
 #include <set>
 
-#include "catalog/csv.h"
+#include "engine/csv.h"
 #include "catalog/json_records.h"
 
 namespace epochcost::catalog {

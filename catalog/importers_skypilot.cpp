@@ -4,7 +4,7 @@
 // instances named "<GPU>x<count>". The cloud is told by the header or given with --cloud.
 #include <map>
 
-#include "catalog/csv.h"
+#include "engine/csv.h"
 #include "catalog/importers.h"
 
 namespace epochcost::catalog {

@@ -7,7 +7,7 @@
 #include <map>
 #include <tuple>
 
-#include "catalog/csv.h"
+#include "engine/csv.h"
 #include "catalog/gcp_gpus.h"
 #include "catalog/importers.h"
 #include "catalog/seed_files.h"

@@ -6,7 +6,7 @@
 #include <set>
 #include <thread>
 
-#include "catalog/csv.h"
+#include "engine/csv.h"
 #include "catalog/importers.h"
 #include "catalog/store.h"
 #include "engine/file_util.h"

@@ -1,7 +1,7 @@
 // A reader for RFC 4180 CSV (quoted fields, doubled quotes, CRLF or LF line ends) that keeps
 // each record's line number for error messages, and looks columns up by header name.
-#ifndef EPOCHCOST_CATALOG_CSV_H_
-#define EPOCHCOST_CATALOG_CSV_H_
+#ifndef EPOCHCOST_ENGINE_CSV_H_
+#define EPOCHCOST_ENGINE_CSV_H_
 
 #include <map>
 #include <string>
@@ -10,7 +10,7 @@
 
 #include "engine/status.h"
 
-namespace epochcost::catalog {
+namespace epochcost {
 
 struct CsvRecord {
   int line = 0;  // 1-based line where the record starts
@@ -35,6 +35,6 @@ class CsvTable {
   std::string origin_;
 };
 
-}  // namespace epochcost::catalog
+}  // namespace epochcost
 
-#endif  // EPOCHCOST_CATALOG_CSV_H_
+#endif  // EPOCHCOST_ENGINE_CSV_H_

@@ -1,6 +1,6 @@
-#include "catalog/csv.h"
+#include "engine/csv.h"
 
-namespace epochcost::catalog {
+namespace epochcost {
 
 Result<CsvTable> CsvTable::Parse(std::string_view text, const std::string& origin) {
   std::vector<CsvRecord> rows;
@@ -77,4 +77,4 @@ Result<int> CsvTable::Column(const std::string& name) const {
   return it->second;
 }
 
-}  // namespace epochcost::catalog
+}  // namespace epochcost

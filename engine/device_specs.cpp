@@ -1,0 +1,154 @@
+#include "engine/device_specs.h"
+
+#include <cstdlib>
+#include <utility>
+
+#include "engine/csv.h"
+
+namespace epochcost {
+
+// Generated from data/hardware/*.csv (scripts/embed_files.cmake).
+const std::vector<std::pair<std::string_view, std::string_view>>& HardwareFiles();
+
+namespace {
+
+std::string_view File(std::string_view stem) {
+  for (const auto& [name, text] : HardwareFiles())
+    if (name == stem) return text;
+  return {};
+}
+
+// Reads an optional non-negative number; empty is 0.
+Result<double> Number(const CsvRecord& r, int col, const std::string& where, const char* what) {
+  const std::string& v = r.fields[col];
+  if (v.empty()) return 0.0;
+  char* end = nullptr;
+  const double d = std::strtod(v.c_str(), &end);
+  if (end != v.c_str() + v.size() || d < 0)
+    return Status::InvalidArgument(where + ":" + std::to_string(r.line) + ": " + what + " '" + v +
+                                   "' is not a non-negative number");
+  return d;
+}
+
+// Columns by name; `names` are required.
+Result<std::vector<int>> Columns(const CsvTable& t, const std::vector<const char*>& names) {
+  std::vector<int> cols;
+  for (const char* n : names) {
+    Result<int> c = t.Column(n);
+    if (!c.ok()) return c.status();
+    cols.push_back(*c);
+  }
+  return cols;
+}
+
+Result<std::vector<GpuSpec>> ParseGpus() {
+  const std::string where = "data/hardware/gpus.csv";
+  Result<CsvTable> t = CsvTable::Parse(File("gpus"), where);
+  if (!t.ok()) return t.status();
+  Result<std::vector<int>> c =
+      Columns(*t, {"gpu", "skypilot_name", "architecture", "memory_gb", "memory_bw_gbs",
+                   "fp32_tflops", "tf32_tensor_tflops", "fp16_tensor_tflops", "bf16_tensor_tflops",
+                   "sm_count", "boost_clock_mhz", "source"});
+  if (!c.ok()) return c.status();
+  std::vector<GpuSpec> out;
+  for (const CsvRecord& r : t->records()) {
+    const std::vector<int>& k = *c;
+    std::vector<double> v;
+    const char* numeric[] = {"memory_gb",          "memory_bw_gbs",      "fp32_tflops",
+                             "tf32_tensor_tflops", "fp16_tensor_tflops", "bf16_tensor_tflops",
+                             "sm_count",           "boost_clock_mhz"};
+    for (int i = 0; i < 8; ++i) {
+      Result<double> n = Number(r, k[3 + i], where, numeric[i]);
+      if (!n.ok()) return n.status();
+      v.push_back(*n);
+    }
+    GpuSpec g;
+    g.name = r.fields[k[0]];
+    g.short_name = r.fields[k[1]];
+    g.architecture = r.fields[k[2]];
+    g.memory = Bytes::FromGB(v[0]);
+    g.memory_bandwidth = BytesPerSecond::FromGBps(v[1]);
+    g.fp32 = FlopsPerSecond::FromTflops(v[2]);
+    g.tf32_tensor = FlopsPerSecond::FromTflops(v[3]);
+    g.fp16_tensor = FlopsPerSecond::FromTflops(v[4]);
+    g.bf16_tensor = FlopsPerSecond::FromTflops(v[5]);
+    g.sm_count = static_cast<int>(v[6]);
+    g.boost_clock_mhz = v[7];
+    g.source = r.fields[k[11]];
+    if (g.name.empty() || g.source.empty())
+      return Status::InvalidArgument(where + ":" + std::to_string(r.line) +
+                                     ": a row needs a name and a source");
+    out.push_back(std::move(g));
+  }
+  return out;
+}
+
+Result<std::vector<CpuSpec>> ParseCpus() {
+  const std::string where = "data/hardware/cpus.csv";
+  Result<CsvTable> t = CsvTable::Parse(File("cpus"), where);
+  if (!t.ok()) return t.status();
+  Result<std::vector<int>> c =
+      Columns(*t, {"family", "vendor", "core_uarch", "avx512", "simd_width_bits",
+                   "fp32_flop_per_cycle_per_core", "all_core_turbo_ghz", "memory_bw_per_socket_gbs",
+                   "source"});
+  if (!c.ok()) return c.status();
+  std::vector<CpuSpec> out;
+  for (const CsvRecord& r : t->records()) {
+    const std::vector<int>& k = *c;
+    CpuSpec s;
+    s.family = r.fields[k[0]];
+    s.vendor = r.fields[k[1]];
+    s.core_uarch = r.fields[k[2]];
+    s.avx512 = r.fields[k[3]] == "yes";
+    Result<double> width = Number(r, k[4], where, "simd_width_bits");
+    Result<double> flops = Number(r, k[5], where, "fp32_flop_per_cycle_per_core");
+    Result<double> ghz = Number(r, k[6], where, "all_core_turbo_ghz");
+    Result<double> bw = Number(r, k[7], where, "memory_bw_per_socket_gbs");
+    for (const Result<double>* n : {&width, &flops, &ghz, &bw})
+      if (!n->ok()) return n->status();
+    s.simd_width_bits = static_cast<int>(*width);
+    s.fp32_flop_per_cycle_per_core = *flops;
+    s.all_core_ghz = *ghz;
+    s.memory_bandwidth_per_socket = BytesPerSecond::FromGBps(*bw);
+    s.source = r.fields[k[8]];
+    if (s.family.empty() || s.source.empty())
+      return Status::InvalidArgument(where + ":" + std::to_string(r.line) +
+                                     ": a row needs a family and a source");
+    out.push_back(std::move(s));
+  }
+  return out;
+}
+
+}  // namespace
+
+FlopsPerSecond CpuSpec::PeakFp32(int cores) const {
+  return FlopsPerSecond::FromGflops(fp32_flop_per_cycle_per_core * all_core_ghz * cores);
+}
+
+Result<std::vector<GpuSpec>> Gpus() {
+  static const Result<std::vector<GpuSpec>> gpus = ParseGpus();
+  return gpus;
+}
+
+Result<std::vector<CpuSpec>> Cpus() {
+  static const Result<std::vector<CpuSpec>> cpus = ParseCpus();
+  return cpus;
+}
+
+Result<GpuSpec> FindGpu(std::string_view name) {
+  Result<std::vector<GpuSpec>> all = Gpus();
+  if (!all.ok()) return all.status();
+  for (const GpuSpec& g : *all)
+    if (g.short_name == name || g.name == name) return g;
+  return Status::NotFound("no GPU named '" + std::string(name) + "' in data/hardware/gpus.csv");
+}
+
+Result<CpuSpec> FindCpu(std::string_view family) {
+  Result<std::vector<CpuSpec>> all = Cpus();
+  if (!all.ok()) return all.status();
+  for (const CpuSpec& c : *all)
+    if (c.family == family) return c;
+  return Status::NotFound("no CPU family '" + std::string(family) + "' in data/hardware/cpus.csv");
+}
+
+}  // namespace epochcost

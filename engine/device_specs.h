@@ -1,0 +1,56 @@
+// Device specs from the shipped, sourced tables data/hardware/gpus.csv and cpus.csv (compiled
+// into epochcost): what the cross-device model reads to place an op on an unmeasured device's
+// roofline. Every value is the table's; a missing one stays 0 and means "not known".
+#ifndef EPOCHCOST_ENGINE_DEVICE_SPECS_H_
+#define EPOCHCOST_ENGINE_DEVICE_SPECS_H_
+
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/status.h"
+#include "engine/units.h"
+
+namespace epochcost {
+
+struct GpuSpec {
+  std::string name;        // "Tesla K80 (one GK210 die)"
+  std::string short_name;  // SkyPilot's accelerator name, "K80"; empty for board-level rows
+  std::string architecture;
+  Bytes memory;
+  BytesPerSecond memory_bandwidth;
+  FlopsPerSecond fp32;
+  FlopsPerSecond tf32_tensor;  // 0 where the GPU has no tensor cores
+  FlopsPerSecond fp16_tensor;
+  FlopsPerSecond bf16_tensor;
+  int sm_count = 0;
+  double boost_clock_mhz = 0;
+  std::string source;
+};
+
+struct CpuSpec {
+  std::string family;  // "Skylake-SP (Xeon Scalable 1st gen)"
+  std::string vendor;
+  std::string core_uarch;
+  bool avx512 = false;
+  int simd_width_bits = 0;
+  double fp32_flop_per_cycle_per_core = 0;
+  double all_core_ghz = 0;
+  BytesPerSecond memory_bandwidth_per_socket;
+  std::string source;
+
+  // Peak fp32 FLOP/s of `cores` cores at the all-core clock.
+  FlopsPerSecond PeakFp32(int cores) const;
+};
+
+// The tables, parsed once; an error names the file, line and column.
+Result<std::vector<GpuSpec>> Gpus();
+Result<std::vector<CpuSpec>> Cpus();
+
+// By short name ("K80", "A100-80GB") or full name; by family.
+Result<GpuSpec> FindGpu(std::string_view name);
+Result<CpuSpec> FindCpu(std::string_view family);
+
+}  // namespace epochcost
+
+#endif  // EPOCHCOST_ENGINE_DEVICE_SPECS_H_

@@ -1,0 +1,44 @@
+// The shipped hardware tables parse, and hold the devices of the published benchmarks.
+#include "engine/device_specs.h"
+
+#include <gtest/gtest.h>
+
+namespace epochcost {
+namespace {
+
+TEST(DeviceSpecsTest, GpusOfThePublishedBenchmarks) {
+  Result<std::vector<GpuSpec>> gpus = Gpus();
+  ASSERT_TRUE(gpus.ok()) << gpus.status().message();
+  EXPECT_GE(gpus->size(), 20u);
+  // "K80" in the clouds is one GK210 die: half the board's 8.74 TFLOPS and 480 GB/s.
+  Result<GpuSpec> k80 = FindGpu("K80");
+  ASSERT_TRUE(k80.ok());
+  EXPECT_DOUBLE_EQ(k80->fp32.tflops(), 4.37);
+  EXPECT_DOUBLE_EQ(k80->memory_bandwidth.gbps(), 240);
+  EXPECT_DOUBLE_EQ(k80->memory.bytes(), 12e9);
+  EXPECT_DOUBLE_EQ(k80->tf32_tensor.tflops(), 0);  // no tensor cores
+  Result<GpuSpec> k520 = FindGpu("K520");
+  ASSERT_TRUE(k520.ok());
+  EXPECT_DOUBLE_EQ(k520->memory_bandwidth.gbps(), 160);
+  EXPECT_TRUE(FindGpu("P100").ok());
+  EXPECT_EQ(FindGpu("Voodoo2").status().message(),
+            "no GPU named 'Voodoo2' in data/hardware/gpus.csv");
+  for (const GpuSpec& g : *gpus) EXPECT_FALSE(g.source.empty()) << g.name;
+}
+
+TEST(DeviceSpecsTest, CpusAndPeakRates) {
+  Result<std::vector<CpuSpec>> cpus = Cpus();
+  ASSERT_TRUE(cpus.ok()) << cpus.status().message();
+  Result<CpuSpec> haswell = FindCpu("Haswell (Xeon E5-2666 v3)");
+  ASSERT_TRUE(haswell.ok());
+  // c4.8xlarge: 18 cores x 32 FLOP/cycle x 2.9 GHz = 1,670.4 GFLOP/s.
+  EXPECT_NEAR(haswell->PeakFp32(18).flops_per_second(), 1670.4e9, 1e3);
+  Result<CpuSpec> skylake = FindCpu("Skylake-SP (Xeon Scalable 1st gen)");
+  ASSERT_TRUE(skylake.ok());
+  EXPECT_TRUE(skylake->avx512);
+  EXPECT_DOUBLE_EQ(skylake->fp32_flop_per_cycle_per_core, 64);
+  EXPECT_FALSE(FindCpu("Pentium 4").ok());
+}
+
+}  // namespace
+}  // namespace epochcost
