@@ -123,15 +123,18 @@ int Predict(const PredictOptions& o) {
                 static_cast<long long>(p.steps_per_epoch), p.step.milliseconds(),
                 static_cast<long long>(p.eval_steps), p.eval_step.milliseconds());
   std::cout << line;
-  std::vector<std::vector<std::string>> rows = {{"Share", "ms/step", "Count", "Op", "Source"}};
+  std::vector<std::vector<std::string>> rows = {
+      {"Share", "ms/step", "Count", "GFLOP/s", "Op", "Source"}};
   for (size_t i = 0; i < p.ops.size() && static_cast<int>(i) < o.top; ++i) {
     const OpTiming& t = p.ops[i];
     char share[16], ms[16];
     std::snprintf(share, sizeof share, "%.1f%%", 100 * (t.total / p.step));
     std::snprintf(ms, sizeof ms, "%.3f", t.total.milliseconds());
-    rows.push_back({share, ms, std::to_string(t.count), t.signature.ToString(), t.source});
+    const double rate = t.signature.flops().flops() / t.each.seconds();
+    rows.push_back({share, ms, std::to_string(t.count), Si(rate * 1e-9),
+                    t.signature.ToString(), t.source});
   }
-  std::cout << RenderTable(rows, {true, true, true, false, false});
+  std::cout << RenderTable(rows, {true, true, true, true, false, false});
   return kExitOk;
 }
 

@@ -59,6 +59,10 @@ struct OpSignature {
                                         // in docs/op-signatures.md
 
   int64_t dim(const std::string& key, int64_t fallback = 0) const;
+  // The work and memory traffic of one call (op_signature_cost.cpp; docs/op-signatures.md): a
+  // multiply-add is 2 FLOPs; bytes count each operand read or written once.
+  Flops flops() const;
+  Bytes bytes() const;
   // "conv_fwd dt=f32 mb=32 ic=3 ...": kind, dtype, alg (if any), then dims in key order.
   std::string ToString() const;
   static Result<OpSignature> Parse(std::string_view line);

@@ -151,3 +151,39 @@ TEST(LoweringTest, BadOptions) {
 
 }  // namespace
 }  // namespace epochcost
+
+namespace epochcost {
+namespace {
+
+double F(const char* line) { return OpSignature::Parse(line)->flops().flops(); }
+double B(const char* line) { return OpSignature::Parse(line)->bytes().bytes(); }
+
+TEST(OpSignatureCostTest, HandComputedFlopsAndBytes) {
+  // mnist_cnn conv2 at batch 128: 128 x 64 x 24 x 24 x 9 x 32 MACs.
+  const char* conv =
+      "conv_fwd dt=f32 dh=1 dw=1 g=1 ic=32 ih=26 iw=26 kh=3 kw=3 mb=128 oc=64 oh=24 ow=24 ph=0 "
+      "pw=0 sh=1 sw=1";
+  EXPECT_DOUBLE_EQ(F(conv), 2.0 * 128 * 64 * 24 * 24 * 9 * 32);
+  EXPECT_DOUBLE_EQ(B(conv), 4.0 * (128 * 32 * 26 * 26 + 64 * 32 * 9 + 128 * 64 * 24 * 24));
+  // A 1024^3 inner product without bias: 2 x 1024^3 FLOPs over three 4 MiB matrices.
+  EXPECT_DOUBLE_EQ(F("ip_fwd dt=f32 bias=0 ic=1024 mb=1024 oc=1024"), 2.0 * 1024 * 1024 * 1024);
+  EXPECT_DOUBLE_EQ(B("ip_fwd dt=bf16 bias=0 ic=1024 mb=1024 oc=1024"), 3.0 * 2 * 1024 * 1024);
+  // Depthwise: groups divide the input channels.
+  EXPECT_DOUBLE_EQ(F("conv_fwd dt=f32 g=32 ic=32 iw=8 ih=8 kh=3 kw=3 mb=1 oc=32 oh=8 ow=8"),
+                   2.0 * 32 * 64 * 9);
+  // Adam over n parameters: 10 FLOPs and 7 arrays of n values.
+  EXPECT_DOUBLE_EQ(F("optimizer dt=f32 alg=adam n=1000"), 10000);
+  EXPECT_DOUBLE_EQ(B("optimizer dt=f32 alg=adam n=1000"), 28000);
+  // The dense embedding gradient zeroes the whole table: why imdb_fasttext is memory-bound.
+  EXPECT_DOUBLE_EQ(B("embedding_bwd dt=f32 dim=50 rows=12800 vocab=1000000"),
+                   4.0 * 1000000 * 50 + 2 * 4.0 * 12800 * 50);
+  // A bi-LSTM(64) over 100 steps of 128, batch 32: 2 x 100 x 32 x 4 x 64 x 192 MACs forward.
+  EXPECT_DOUBLE_EQ(F("rnn_fwd dt=f32 alg=lstm dirs=2 hc=64 ic=128 mb=32 t=100"),
+                   2.0 * 2 * 100 * 32 * 4 * 64 * 192);
+  EXPECT_DOUBLE_EQ(F("eltwise_fwd dt=f32 alg=sigmoid n=10"), 40);
+  EXPECT_DOUBLE_EQ(F("reorder dt=f32 n=10"), 0);
+  EXPECT_DOUBLE_EQ(B("reorder dt=f32 n=10"), 80);
+}
+
+}  // namespace
+}  // namespace epochcost
