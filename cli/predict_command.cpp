@@ -131,8 +131,8 @@ int Predict(const PredictOptions& o) {
     std::snprintf(share, sizeof share, "%.1f%%", 100 * (t.total / p.step));
     std::snprintf(ms, sizeof ms, "%.3f", t.total.milliseconds());
     const double rate = t.signature.flops().flops() / t.each.seconds();
-    rows.push_back({share, ms, std::to_string(t.count), Si(rate * 1e-9),
-                    t.signature.ToString(), t.source});
+    rows.push_back(
+        {share, ms, std::to_string(t.count), Si(rate * 1e-9), t.signature.ToString(), t.source});
   }
   std::cout << RenderTable(rows, {true, true, true, true, false, false});
   return kExitOk;

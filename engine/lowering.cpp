@@ -159,15 +159,18 @@ void Lowerer::Conv(int i, bool forward) {
       convs.push_back(dims(l.groups, mi.c, mo.c, kh, kw));
   }
   const bool data_grad = !model_.inputs(i).empty() && needs_grad_[model_.inputs(i)[0]];
-  // Three reorders per call: two activation tensors and the weights (or their gradient).
+  // Three reorders per call, of the real tensors: the two activations (mb x c x h x w) and the
+  // weights (oc x ic/g x kh x kw), each between plain and oneDNN's channel-blocked layout.
   auto reorders = [&](const Dims& c) {
     if (!o_.framework_reorders) return;
-    const int64_t spatial_in = c.count("ih") ? c.at("ih") * c.at("iw") : c.at("iw");
-    const int64_t spatial_out = c.count("oh") ? c.at("oh") * c.at("ow") : c.at("ow");
-    const int64_t window = c.count("kh") ? c.at("kh") * c.at("kw") : c.at("kw");
-    Emit(OpKind::kReorder, {{"n", c.at("mb") * c.at("ic") * spatial_in}}, l.name);
-    Emit(OpKind::kReorder, {{"n", c.at("mb") * c.at("oc") * spatial_out}}, l.name);
-    Emit(OpKind::kReorder, {{"n", c.at("oc") * c.at("ic") / c.at("g") * window}}, l.name);
+    const int64_t ih = c.count("ih") ? c.at("ih") : 1, oh = c.count("oh") ? c.at("oh") : 1;
+    const int64_t kh = c.count("kh") ? c.at("kh") : 1;
+    Emit(OpKind::kReorder, {{"mb", c.at("mb")}, {"c", c.at("ic")}, {"h", ih}, {"w", c.at("iw")}},
+         l.name);
+    Emit(OpKind::kReorder, {{"mb", c.at("mb")}, {"c", c.at("oc")}, {"h", oh}, {"w", c.at("ow")}},
+         l.name);
+    Emit(OpKind::kReorder,
+         {{"mb", c.at("oc")}, {"c", c.at("ic") / c.at("g")}, {"h", kh}, {"w", c.at("kw")}}, l.name);
   };
   for (size_t k = 0; k < convs.size(); ++k) {
     if (forward) {

@@ -128,7 +128,10 @@ Flops OpSignature::flops() const {
 
 Bytes OpSignature::bytes() const {
   const double e = DTypeSize(dtype);
-  const double n = static_cast<double>(dim("n"));
+  // A reorder of a whole tensor names its shape instead of its size.
+  const double n = dims.contains("c") ? double(dim("mb", 1)) * double(dim("c")) *
+                                            double(dim("h", 1)) * double(dim("w", 1))
+                                      : static_cast<double>(dim("n"));
   const double rows_c = double(dim("rows")) * double(dim("c"));
   const double mb = static_cast<double>(dim("mb"));
   double b = 0;

@@ -256,14 +256,19 @@ Prepared Builder::MatMul() {
   return Prepare(pd, dnnl::matmul(pd), eng_);
 }
 
-// Concatenation, transposes, slices and padding: a copy of n values (a reorder between two
-// layouts of the same tensor, as frameworks pay for a transpose).
+// Reorders. With mb, c, h, w: a framework's layout change of that tensor, plain NCHW to oneDNN's
+// 16-channel-blocked layout (to NHWC when c is not a multiple of 16). With n alone
+// (concatenation, transposes, slices, padding): a copy of n values between those layouts.
 Prepared Builder::Copy() {
-  const int64_t n = D("n");
-  int64_t rows = 1;
-  while (rows * rows < n && n % (rows * 2) == 0) rows *= 2;
-  const memory::desc from = memory::desc({rows, n / rows}, t_, tag::ab);
-  const memory::desc to = memory::desc({rows, n / rows}, t_, tag::ba);
+  dims d;
+  if (s_.dims.contains("c")) {
+    d = {D("mb", 1), D("c"), D("h", 1), D("w", 1)};
+  } else {
+    const int64_t n = D("n");
+    d = n % 16 == 0 ? dims{1, 16, 1, n / 16} : dims{1, 1, 1, n};
+  }
+  const memory::desc from(d, t_, tag::abcd);
+  const memory::desc to(d, t_, d[1] % 16 == 0 ? tag::aBcd16b : tag::acdb);
   memory src(from, eng_), dst(to, eng_);
   std::memset(src.get_data_handle(), 0x3D, from.get_size());
   dnnl::reorder::primitive_desc pd(eng_, from, eng_, to);
