@@ -183,6 +183,8 @@ TEST(OpSignatureCostTest, HandComputedFlopsAndBytes) {
   EXPECT_DOUBLE_EQ(F("eltwise_fwd dt=f32 alg=sigmoid n=10"), 40);
   EXPECT_DOUBLE_EQ(F("reorder dt=f32 n=10"), 0);
   EXPECT_DOUBLE_EQ(B("reorder dt=f32 n=10"), 80);
+  // A framework's layout change of a whole tensor names its shape.
+  EXPECT_DOUBLE_EQ(B("reorder dt=f32 c=64 h=15 mb=32 w=15"), 2.0 * 4 * 32 * 64 * 15 * 15);
 }
 
 }  // namespace
