@@ -3,6 +3,7 @@
 
 #include "cli/commands.h"
 #include "cli/format.h"
+#include "cli/lowering_flags.h"
 #include "cli/model_views.h"
 #include "engine/analysis.h"
 #include "engine/lowering.h"
@@ -18,10 +19,8 @@ struct ShowOptions {
   std::string precision = "fp32";
   std::vector<std::string> params;
   bool json = false;
-  std::string optimizer;  // ops: empty means the model's own, else sgd
   bool forward_only = false;
-  std::string rnn = "unrolled";
-  bool no_reorders = false;
+  LoweringFlags lowering;  // ops
 };
 
 Result<ModelParameters> ParseParams(const std::vector<std::string>& items) {
@@ -81,23 +80,13 @@ int Show(const ShowOptions& o) {
 int Ops(const ShowOptions& o) {
   Result<ModelParameters> params = ParseParams(o.params);
   if (!params.ok()) return ReportError(params.status());
-  Result<DType> precision = ParseDType(o.precision);
-  if (!precision.ok()) return ReportError(precision.status().WithContext("--precision"));
   Result<Model> model = LoadModel(o.model, *params);
   if (!model.ok()) return ReportError(model.status());
-  std::string opt_name = o.optimizer;
-  if (opt_name.empty()) opt_name = model->info().training.optimizer;
-  if (opt_name.empty()) opt_name = "sgd";
-  Result<Optimizer> optimizer = ParseOptimizer(opt_name);
-  if (!optimizer.ok()) return ReportError(optimizer.status().WithContext("--optimizer"));
-  Result<RnnLowering> rnn = ParseRnnLowering(o.rnn);
-  if (!rnn.ok()) return ReportError(rnn.status().WithContext("--rnn"));
-  Result<StepOps> ops = Lower(*model, {.batch = o.batch,
-                                       .precision = *precision,
-                                       .optimizer = *optimizer,
-                                       .training = !o.forward_only,
-                                       .rnn = *rnn,
-                                       .framework_reorders = !o.no_reorders});
+  std::string opt_name;
+  Result<LoweringOptions> lowering = ResolveLowering(o.lowering, *model, o.batch, &opt_name);
+  if (!lowering.ok()) return ReportError(lowering.status());
+  lowering->training = !o.forward_only;
+  Result<StepOps> ops = Lower(*model, *lowering);
   if (!ops.ok()) return ReportError(ops.status());
   std::vector<std::vector<std::string>> rows = {{"Count", "Signature", "Layers"}};
   int total = 0;
@@ -145,16 +134,9 @@ void RegisterModelsCommand(CLI::App& app, CommandFn* run) {
       "ops", "The op signatures of one training step, merged, with how often each runs");
   ops->add_option("MODEL", p->model, "Zoo name or model file")->required();
   ops->add_option("--batch", p->batch, "Samples per step (default 1)");
-  ops->add_option("--precision", p->precision, "fp32 (default), bf16 or fp16");
-  ops->add_option("--optimizer", p->optimizer,
-                  "sgd, momentum, rmsprop, adam or adadelta (default: the model's, else sgd)");
   ops->add_option("--param", p->params, "Set a model parameter, NAME=INTEGER (repeatable)");
   ops->add_flag("--forward-only", p->forward_only, "The forward pass alone (inference)");
-  ops->add_flag("--no-reorders", p->no_reorders,
-                "Leave out the layout reorders frameworks pay around convolutions");
-  ops->add_option("--rnn", p->rnn,
-                  "unrolled (default: per-step GEMMs, as frameworks train on CPUs) or fused "
-                  "(one RNN primitive)");
+  AddLoweringFlags(ops, &p->lowering);
   ops->footer("Example:\n  epochcost models ops mnist_cnn --batch 128");
   ops->callback([run, p] { *run = [p] { return Ops(*p); }; });
 }

@@ -5,6 +5,7 @@
 
 #include "cli/commands.h"
 #include "cli/format.h"
+#include "cli/lowering_flags.h"
 #include "engine/lowering.h"
 #include "engine/model_source.h"
 #include "profiler/fingerprint.h"
@@ -14,12 +15,12 @@ namespace epochcost::cli {
 namespace {
 
 struct PredictOptions {
-  std::string model, on = "local-cpu", optimizer, precision = "fp32", profiles, rnn = "unrolled";
+  std::string model, on = "local-cpu", profiles;
+  LoweringFlags lowering;
   int threads = 1, top = 10;
   int64_t batch = 0, samples = -1, val_samples = -1;
   double overhead_us = -1;
   bool json = false;
-  bool no_reorders = false;
 };
 
 int Predict(const PredictOptions& o) {
@@ -30,30 +31,19 @@ int Predict(const PredictOptions& o) {
                             "cross-device model of a later release)"));
   if (o.threads <= 0) return ReportError(Status::InvalidArgument("--threads must be positive"));
   if (o.batch < 0) return ReportError(Status::InvalidArgument("--batch must be positive"));
-  Result<DType> precision = ParseDType(o.precision);
-  if (!precision.ok()) return ReportError(precision.status().WithContext("--precision"));
   Result<Model> model = LoadModel(o.model);
   if (!model.ok()) return ReportError(model.status());
   const TrainingDefaults& d = model->info().training;
   const int64_t batch = o.batch ? o.batch : std::max<int64_t>(d.batch, 1);
   const int64_t samples = o.samples >= 0 ? o.samples : d.samples;
   const int64_t val = o.val_samples >= 0 ? o.val_samples : d.val_samples;
-  const std::string opt_name = !o.optimizer.empty()   ? o.optimizer
-                               : !d.optimizer.empty() ? d.optimizer
-                                                      : "sgd";
-  Result<Optimizer> optimizer = ParseOptimizer(opt_name);
-  if (!optimizer.ok()) return ReportError(optimizer.status().WithContext("--optimizer"));
   if (samples <= 0)
     return ReportError(Status::InvalidArgument(
         "the model has no default sample count; give --samples N (training samples per epoch)"));
-  Result<RnnLowering> rnn = ParseRnnLowering(o.rnn);
-  if (!rnn.ok()) return ReportError(rnn.status().WithContext("--rnn"));
-  LoweringOptions lowering{.batch = batch,
-                           .precision = *precision,
-                           .optimizer = *optimizer,
-                           .training = true,
-                           .rnn = *rnn,
-                           .framework_reorders = !o.no_reorders};
+  std::string opt_name;
+  Result<LoweringOptions> resolved = ResolveLowering(o.lowering, *model, batch, &opt_name);
+  if (!resolved.ok()) return ReportError(resolved.status());
+  LoweringOptions lowering = *resolved;
   Result<StepOps> train = Lower(*model, lowering);
   lowering.training = false;
   Result<StepOps> eval = Lower(*model, lowering);
@@ -93,7 +83,7 @@ int Predict(const PredictOptions& o) {
     j["device"] = here.model;
     j["threads"] = o.threads;
     j["batch"] = batch;
-    j["precision"] = DTypeName(*precision);
+    j["precision"] = DTypeName(lowering.precision);
     j["optimizer"] = opt_name;
     j["per_op_overhead_seconds"] = overhead;
     j["step_seconds"] = p.step.seconds();
@@ -113,9 +103,9 @@ int Predict(const PredictOptions& o) {
     return kExitOk;
   }
   char line[256];
-  std::cout << "Model " << model->name() << ", batch " << batch << ", " << DTypeName(*precision)
-            << ", " << opt_name << ", on local-cpu (" << here.model << ", " << o.threads
-            << " thread" << (o.threads == 1 ? "" : "s") << ")\n";
+  std::cout << "Model " << model->name() << ", batch " << batch << ", "
+            << DTypeName(lowering.precision) << ", " << opt_name << ", on local-cpu (" << here.model
+            << ", " << o.threads << " thread" << (o.threads == 1 ? "" : "s") << ")\n";
   std::snprintf(line, sizeof line,
                 "step %.3f ms (%zu distinct ops, per-op overhead %.1f us)\n"
                 "epoch %.2f s = %lld steps x %.3f ms + %lld validation steps x %.3f ms\n",
@@ -150,15 +140,11 @@ void RegisterPredictCommand(CLI::App& app, CommandFn* run) {
   p->add_option("--samples", o->samples, "Training samples per epoch (default: the model's)");
   p->add_option("--val-samples", o->val_samples,
                 "Validation samples per epoch (default: the model's)");
-  p->add_option("--optimizer", o->optimizer, "sgd, momentum, rmsprop, adam, adadelta");
-  p->add_option("--precision", o->precision, "fp32 (default), bf16 or fp16");
   p->add_option("--overhead-us", o->overhead_us,
                 "Framework overhead per op call in microseconds (default: the measured dispatch "
                 "cost of a oneDNN primitive on this CPU)");
   p->add_option("--top", o->top, "Ops to list (default 10)");
-  p->add_option("--rnn", o->rnn, "unrolled (default) or fused RNN lowering");
-  p->add_flag("--no-reorders", o->no_reorders,
-              "Leave out the layout reorders frameworks pay around convolutions");
+  AddLoweringFlags(p, &o->lowering);
   p->add_option("--profiles", o->profiles, "Profile database");
   p->add_flag("--json", o->json, "Print JSON (step_seconds, epoch_seconds, steps_per_epoch, ops)");
   p->footer(

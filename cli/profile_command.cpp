@@ -8,6 +8,7 @@
 
 #include "cli/commands.h"
 #include "cli/format.h"
+#include "cli/lowering_flags.h"
 #include "engine/file_util.h"
 #include "engine/lowering.h"
 #include "engine/model_source.h"
@@ -22,9 +23,9 @@ struct ProfileOptions {
   std::vector<std::string> models;
   std::string threads = "1";
   int64_t batch = 0;  // 0: each model's own
-  std::string optimizer, precision = "fp32", profiles, file, rnn = "unrolled";
+  std::string profiles, file;
+  LoweringFlags lowering;
   bool force = false;
-  bool no_reorders = false;
   // op
   std::string signature;
   double min_ms = 200;
@@ -67,11 +68,7 @@ void Progress(int done, int total, const std::string& what) {
 int ProfileModels(const ProfileOptions& o) {
   Result<std::vector<int>> threads = ParseThreads(o.threads);
   if (!threads.ok()) return ReportError(threads.status());
-  Result<DType> precision = ParseDType(o.precision);
-  if (!precision.ok()) return ReportError(precision.status().WithContext("--precision"));
   if (o.batch < 0) return ReportError(Status::InvalidArgument("--batch must be positive"));
-  Result<RnnLowering> rnn = ParseRnnLowering(o.rnn);
-  if (!rnn.ok()) return ReportError(rnn.status().WithContext("--rnn"));
   Result<std::unique_ptr<profiler::ProfileStore>> store = OpenProfiles(o.profiles);
   if (!store.ok()) return ReportError(store.status());
   const profiler::Fingerprint here = profiler::LocalCpu();
@@ -83,16 +80,11 @@ int ProfileModels(const ProfileOptions& o) {
     Result<Model> model = LoadModel(spec);
     if (!model.ok()) return ReportError(model.status());
     const int64_t batch = o.batch ? o.batch : std::max<int64_t>(model->info().training.batch, 1);
-    std::string opt = o.optimizer.empty() ? model->info().training.optimizer : o.optimizer;
-    Result<Optimizer> optimizer = ParseOptimizer(opt.empty() ? "sgd" : opt);
-    if (!optimizer.ok()) return ReportError(optimizer.status().WithContext("--optimizer"));
+    Result<LoweringOptions> lowering = ResolveLowering(o.lowering, *model, batch);
+    if (!lowering.ok()) return ReportError(lowering.status());
     for (bool training : {true, false}) {
-      Result<StepOps> ops = Lower(*model, {.batch = batch,
-                                           .precision = *precision,
-                                           .optimizer = *optimizer,
-                                           .training = training,
-                                           .rnn = *rnn,
-                                           .framework_reorders = !o.no_reorders});
+      lowering->training = training;
+      Result<StepOps> ops = Lower(*model, *lowering);
       if (!ops.ok()) return ReportError(ops.status());
       for (const StepOp& op : ops->ops) wanted.insert(op.signature.ToString());
     }
@@ -195,15 +187,11 @@ void RegisterProfileCommand(CLI::App& app, CommandFn* run) {
   profile->add_option("MODEL", o->models, "Zoo names or model files");
   profile->add_option("--threads", o->threads, "Thread counts, e.g. 1,2 (default 1)");
   profile->add_option("--batch", o->batch, "Batch size (default: each model's own)");
-  profile->add_option("--optimizer", o->optimizer, "Optimizer (default: each model's own)");
-  profile->add_option("--precision", o->precision, "fp32 (default), bf16 or fp16");
   profile->add_option("--profiles", o->profiles,
                       "Profile database (default $EPOCHCOST_PROFILES, else "
                       "$XDG_DATA_HOME/epochcost/profiles.sqlite)");
   profile->add_flag("--force", o->force, "Measure again what is already stored");
-  profile->add_option("--rnn", o->rnn, "unrolled (default) or fused RNN lowering");
-  profile->add_flag("--no-reorders", o->no_reorders,
-                    "Leave out the layout reorders frameworks pay around convolutions");
+  AddLoweringFlags(profile, &o->lowering);
   profile->footer(
       "Examples:\n  epochcost profile mnist_cnn mnist_mlp --threads 1,2\n"
       "  epochcost profile export my-cpu.json");

@@ -67,6 +67,11 @@ class Lowerer {
   void Backward(int i);
   void Conv(int i, bool forward);
   std::pair<Dims, std::string> Pool(int i) const;
+  // Dims the forward and backward ops of a layer share.
+  Dims DenseDims(int i) const;
+  Dims NormDims(int i) const;
+  Dims RnnDims(int i) const;
+  Dims EmbeddingDims(int i) const;
   void Optimizers(int i);
   void UnrolledRnn(int i, bool backward);
 
@@ -223,6 +228,40 @@ std::pair<Dims, std::string> Lowerer::Pool(int i) const {
   return {d, max ? "max" : "avg"};
 }
 
+Dims Lowerer::DenseDims(int i) const {
+  const LayerSpec& l = model_.layer(i);
+  const int64_t k = InShape(i).dims.back();
+  return {{"mb", B() * In(i) / k}, {"ic", k}, {"oc", l.units}, {"bias", l.use_bias ? 1 : 0}};
+}
+
+// Batch norm: mb x c channels x sp positions; layer norm: rows x c normalised features.
+Dims Lowerer::NormDims(int i) const {
+  const LayerSpec& l = model_.layer(i);
+  const Shape& s = InShape(i);
+  if (l.kind == LayerKind::kLayerNorm) {
+    const int64_t c = s.dims.back();
+    return {{"rows", B() * s.elements() / c}, {"c", c}};
+  }
+  const int axis = rules::NormalizeAxis(l.axis, s.rank());
+  const int64_t c = s.dims[axis < 0 ? s.rank() - 1 : axis];
+  return {{"mb", B()}, {"c", c}, {"sp", s.elements() / c}};
+}
+
+Dims Lowerer::RnnDims(int i) const {
+  const LayerSpec& l = model_.layer(i);
+  const Shape& s = InShape(i);
+  return {{"t", s.dims[0]},
+          {"mb", B()},
+          {"ic", s.dims[1]},
+          {"hc", l.units},
+          {"dirs", l.bidirectional ? 2 : 1}};
+}
+
+Dims Lowerer::EmbeddingDims(int i) const {
+  const LayerSpec& l = model_.layer(i);
+  return {{"rows", B() * In(i)}, {"dim", l.units}, {"vocab", l.vocab}};
+}
+
 void Lowerer::Layer(int i) {
   const LayerSpec& l = model_.layer(i);
   const std::string& name = l.name;
@@ -234,10 +273,7 @@ void Lowerer::Layer(int i) {
     case LayerKind::kReshape:
       return;
     case LayerKind::kDense: {
-      const int64_t k = InShape(i).dims.back();
-      Emit(OpKind::kInnerProductFwd,
-           {{"mb", B() * In(i) / k}, {"ic", k}, {"oc", l.units}, {"bias", l.use_bias ? 1 : 0}},
-           name);
+      Emit(OpKind::kInnerProductFwd, DenseDims(i), name);
       if (l.activation == Activation::kSoftmax)
         Emit(OpKind::kSoftmaxFwd, {{"rows", n_out / l.units}, {"c", l.units}}, name);
       Eltwise(l.activation, n_out, name, false);
@@ -270,18 +306,12 @@ void Lowerer::Layer(int i) {
       Emit(OpKind::kPoolFwd, std::move(dims), name, alg);
       return;
     }
-    case LayerKind::kBatchNorm: {
-      const Shape& s = InShape(i);
-      const int axis = rules::NormalizeAxis(l.axis, s.rank());
-      const int64_t c = s.dims[axis < 0 ? s.rank() - 1 : axis];
-      Emit(OpKind::kBatchNormFwd, {{"mb", B()}, {"c", c}, {"sp", s.elements() / c}}, name);
+    case LayerKind::kBatchNorm:
+      Emit(OpKind::kBatchNormFwd, NormDims(i), name);
       return;
-    }
-    case LayerKind::kLayerNorm: {
-      const int64_t c = out.dims.back();
-      Emit(OpKind::kLayerNormFwd, {{"rows", n_out / c}, {"c", c}}, name);
+    case LayerKind::kLayerNorm:
+      Emit(OpKind::kLayerNormFwd, NormDims(i), name);
       return;
-    }
     case LayerKind::kDropout:
       if (o_.training && l.rate > 0) Emit(OpKind::kDropoutFwd, {{"n", n_out}}, name);
       return;
@@ -324,20 +354,12 @@ void Lowerer::Layer(int i) {
       Emit(OpKind::kBinary, {{"n", n_out}}, name, "add");
       return;
     case LayerKind::kEmbedding:
-      Emit(OpKind::kEmbeddingFwd, {{"rows", B() * In(i)}, {"dim", l.units}, {"vocab", l.vocab}},
-           name);
+      Emit(OpKind::kEmbeddingFwd, EmbeddingDims(i), name);
       return;
     case LayerKind::kLstm:
     case LayerKind::kGru: {
       if (o_.rnn == RnnLowering::kUnrolled) return UnrolledRnn(i, false);
-      const Shape& s = InShape(i);
-      Emit(OpKind::kRnnFwd,
-           {{"t", s.dims[0]},
-            {"mb", B()},
-            {"ic", s.dims[1]},
-            {"hc", l.units},
-            {"dirs", l.bidirectional ? 2 : 1}},
-           name, l.kind == LayerKind::kLstm ? "lstm" : "gru");
+      Emit(OpKind::kRnnFwd, RnnDims(i), name, l.kind == LayerKind::kLstm ? "lstm" : "gru");
       return;
     }
     case LayerKind::kAttention: {
@@ -385,8 +407,7 @@ void Lowerer::Backward(int i) {
     case LayerKind::kLoss:  // its gradient is part of the loss op
       return;
     case LayerKind::kDense: {
-      const int64_t k = InShape(i).dims.back();
-      Dims d{{"mb", B() * In(i) / k}, {"ic", k}, {"oc", l.units}, {"bias", l.use_bias ? 1 : 0}};
+      const Dims d = DenseDims(i);
       if (l.activation == Activation::kSoftmax)
         Emit(OpKind::kSoftmaxBwd, {{"rows", n_out / l.units}, {"c", l.units}}, name);
       Eltwise(l.activation, n_out, name, true);
@@ -431,18 +452,12 @@ void Lowerer::Backward(int i) {
   }
   // The remaining kinds: backward counterparts with the forward dims.
   switch (l.kind) {
-    case LayerKind::kBatchNorm: {
-      const Shape& s = InShape(i);
-      const int axis = rules::NormalizeAxis(l.axis, s.rank());
-      const int64_t c = s.dims[axis < 0 ? s.rank() - 1 : axis];
-      Emit(OpKind::kBatchNormBwd, {{"mb", B()}, {"c", c}, {"sp", s.elements() / c}}, name);
+    case LayerKind::kBatchNorm:
+      Emit(OpKind::kBatchNormBwd, NormDims(i), name);
       return;
-    }
-    case LayerKind::kLayerNorm: {
-      const int64_t c = out.dims.back();
-      Emit(OpKind::kLayerNormBwd, {{"rows", n_out / c}, {"c", c}}, name);
+    case LayerKind::kLayerNorm:
+      Emit(OpKind::kLayerNormBwd, NormDims(i), name);
       return;
-    }
     case LayerKind::kDropout:
       if (l.rate > 0) Emit(OpKind::kDropoutBwd, {{"n", n_out}}, name);
       return;
@@ -481,20 +496,12 @@ void Lowerer::Backward(int i) {
       Emit(OpKind::kReduce, {{"n", n_out}, {"out", out.elements()}}, name, "sum");
       return;
     case LayerKind::kEmbedding:
-      Emit(OpKind::kEmbeddingBwd, {{"rows", B() * In(i)}, {"dim", l.units}, {"vocab", l.vocab}},
-           name);
+      Emit(OpKind::kEmbeddingBwd, EmbeddingDims(i), name);
       return;
     case LayerKind::kLstm:
     case LayerKind::kGru: {
       if (o_.rnn == RnnLowering::kUnrolled) return UnrolledRnn(i, true);
-      const Shape& s = InShape(i);
-      Emit(OpKind::kRnnBwd,
-           {{"t", s.dims[0]},
-            {"mb", B()},
-            {"ic", s.dims[1]},
-            {"hc", l.units},
-            {"dirs", l.bidirectional ? 2 : 1}},
-           name, l.kind == LayerKind::kLstm ? "lstm" : "gru");
+      Emit(OpKind::kRnnBwd, RnnDims(i), name, l.kind == LayerKind::kLstm ? "lstm" : "gru");
       return;
     }
     case LayerKind::kAttention: {

@@ -12,6 +12,27 @@
 
 namespace epochcost {
 namespace onnx_import {
+namespace {
+
+// A window op's padding: auto_pad SAME_*, or ONNX pads [x1_begin, x2_begin, ..., x1_end, ...]
+// as the project's [x1_begin, x1_end, x2_begin, x2_end]; all-zero pads are "valid".
+void ReadPadding(const onnx::NodeProto& n, int spatial, LayerSpec* l) {
+  if (StringAttr(n, "auto_pad", "NOTSET").rfind("SAME", 0) == 0) {
+    l->padding = Padding::kSame;
+    return;
+  }
+  const std::vector<int64_t> pads = IntsAttr(n, "pads");
+  bool any = false;
+  for (int64_t p : pads) any = any || p != 0;
+  if (!any || static_cast<int>(pads.size()) < 2 * spatial) return;
+  l->padding = Padding::kExplicit;
+  for (int i = 0; i < spatial; ++i) {
+    l->pads.push_back(pads[i]);
+    l->pads.push_back(pads[i + spatial]);
+  }
+}
+
+}  // namespace
 
 const std::map<std::string, Converter::Handler>& Converter::Handlers() {
   static const std::map<std::string, Handler> handlers = {
@@ -173,21 +194,7 @@ Status Converter::Conv(const onnx::NodeProto& n) {
   l.kernel.assign(w->dims.begin() + 2, w->dims.end());
   l.strides = IntsAttr(n, "strides");
   l.dilation = IntsAttr(n, "dilations");
-  const std::string auto_pad = StringAttr(n, "auto_pad", "NOTSET");
-  if (auto_pad == "SAME_UPPER" || auto_pad == "SAME_LOWER") {
-    l.padding = Padding::kSame;
-  } else {
-    const std::vector<int64_t> pads = IntsAttr(n, "pads");
-    bool any = false;
-    for (int64_t p : pads) any = any || p != 0;
-    if (any) {
-      l.padding = Padding::kExplicit;
-      for (int i = 0; i < spatial; ++i) {
-        l.pads.push_back(pads[i]);
-        l.pads.push_back(pads[i + spatial]);
-      }
-    }
-  }
+  ReadPadding(n, spatial, &l);
   return Emit(std::move(l), n.output(0), 0);
 }
 Status Converter::Gemm(const onnx::NodeProto& n) {
@@ -349,18 +356,7 @@ Status Converter::Pool(const onnx::NodeProto& n) {
   l.strides = IntsAttr(n, "strides");
   if (l.strides.empty()) l.strides.assign(l.kernel.size(), 1);  // ONNX default, unlike Keras
   l.dilation = IntsAttr(n, "dilations");
-  const std::string auto_pad = StringAttr(n, "auto_pad", "NOTSET");
-  const std::vector<int64_t> pads = IntsAttr(n, "pads");
-  if (auto_pad.rfind("SAME", 0) == 0) {
-    l.padding = Padding::kSame;
-  } else if (!pads.empty()) {
-    const size_t s = l.kernel.size();
-    l.padding = Padding::kExplicit;
-    for (size_t i = 0; i < s; ++i) {
-      l.pads.push_back(pads[i]);
-      l.pads.push_back(pads[i + s]);
-    }
-  }
+  ReadPadding(n, static_cast<int>(l.kernel.size()), &l);
   return Emit(std::move(l), n.output(0), 0);
 }
 
