@@ -14,16 +14,22 @@ namespace epochcost::cli {
 struct LoweringFlags {
   std::string precision = "fp32";
   std::string optimizer;  // empty: the model's own
-  std::string rnn = "unrolled";
+  std::string rnn;        // empty: the device's framework default
   bool no_reorders = false;
 };
+
+// What the step is lowered for. Frameworks train differently on each: on a CPU, PyTorch runs
+// recurrent layers as per-step GEMMs and reorders tensors to oneDNN's blocked layouts around each
+// convolution; on an NVIDIA GPU it calls cuDNN's fused RNN and keeps NCHW.
+enum class LoweringTarget { kCpu, kGpu };
 
 void AddLoweringFlags(CLI::App* app, LoweringFlags* flags);
 
 // Options for `model` at `batch`; errors name the flag. `optimizer_name` receives the optimizer
 // used, when given.
 Result<LoweringOptions> ResolveLowering(const LoweringFlags& flags, const Model& model,
-                                        int64_t batch, std::string* optimizer_name = nullptr);
+                                        int64_t batch, std::string* optimizer_name = nullptr,
+                                        LoweringTarget target = LoweringTarget::kCpu);
 
 }  // namespace epochcost::cli
 

@@ -1,5 +1,6 @@
-// `epochcost predict MODEL --on local-cpu`: step and epoch time from the op times measured on
-// this machine (`epochcost profile`), with the largest ops and where each time came from.
+// `epochcost predict MODEL --on local-cpu|local-gpu`: step and epoch time from the op times
+// measured on this machine (`epochcost profile`), with the largest ops and where each time came
+// from.
 #include <iostream>
 #include <nlohmann/json.hpp>
 
@@ -9,6 +10,7 @@
 #include "engine/lowering.h"
 #include "engine/model_source.h"
 #include "profiler/fingerprint.h"
+#include "profiler/gpu/gpu_backend.h"
 #include "profiler/profile_store.h"
 
 namespace epochcost::cli {
@@ -24,11 +26,20 @@ struct PredictOptions {
 };
 
 int Predict(const PredictOptions& o) {
-  if (o.on != "local-cpu")
+  if (o.on != "local-cpu" && o.on != "local-gpu")
     return ReportError(
         Status::Unsupported("--on " + o.on +
-                            ": only local-cpu is predicted so far (other devices need the "
-                            "cross-device model of a later release)"));
+                            ": only local-cpu and local-gpu are predicted so far (other devices "
+                            "need the cross-device model of a later release)"));
+  const bool gpu = o.on == "local-gpu";
+  profiler::Fingerprint here;
+  if (gpu) {
+    Result<profiler::Fingerprint> fp = profiler::LocalGpu();
+    if (!fp.ok()) return ReportError(fp.status().WithContext("--on local-gpu"));
+    here = *fp;
+  } else {
+    here = profiler::LocalCpu();
+  }
   if (o.threads <= 0) return ReportError(Status::InvalidArgument("--threads must be positive"));
   if (o.batch < 0) return ReportError(Status::InvalidArgument("--batch must be positive"));
   Result<Model> model = LoadModel(o.model);
@@ -41,7 +52,8 @@ int Predict(const PredictOptions& o) {
     return ReportError(Status::InvalidArgument(
         "the model has no default sample count; give --samples N (training samples per epoch)"));
   std::string opt_name;
-  Result<LoweringOptions> resolved = ResolveLowering(o.lowering, *model, batch, &opt_name);
+  Result<LoweringOptions> resolved = ResolveLowering(
+      o.lowering, *model, batch, &opt_name, gpu ? LoweringTarget::kGpu : LoweringTarget::kCpu);
   if (!resolved.ok()) return ReportError(resolved.status());
   LoweringOptions lowering = *resolved;
   Result<StepOps> train = Lower(*model, lowering);
@@ -53,35 +65,41 @@ int Predict(const PredictOptions& o) {
   Result<std::unique_ptr<profiler::ProfileStore>> store = profiler::ProfileStore::Open(
       o.profiles.empty() ? profiler::ProfileStore::DefaultPath() : o.profiles);
   if (!store.ok()) return ReportError(store.status());
-  const profiler::Fingerprint here = profiler::LocalCpu();
   (*store)->SelectDevice(here);
+  const int threads = gpu ? 1 : o.threads;
   // The per-op overhead: given, else the dispatch cost measured on this device.
   double overhead = o.overhead_us >= 0 ? o.overhead_us * 1e-6 : -1;
   if (overhead < 0) {
     Result<std::vector<profiler::Microbenchmark>> bs = (*store)->Microbenchmarks(here);
     if (!bs.ok()) return ReportError(bs.status());
     for (const auto& b : *bs)
-      if (b.name == "dispatch_seconds" && b.threads == o.threads) overhead = b.value;
+      if (b.name == "dispatch_seconds" && b.threads == threads) overhead = b.value;
   }
   if (overhead < 0) overhead = 0;
   const EpochPrediction p = PredictEpoch(*train, *eval, batch, **store,
-                                         {.threads = o.threads,
+                                         {.threads = threads,
                                           .per_op_overhead = Seconds::FromSeconds(overhead),
+                                          .dispatch_overlaps = gpu,
                                           .samples = samples,
                                           .val_samples = val});
   if (!p.missing.empty())
     return ReportError(Status::NotFound(
         std::to_string(p.missing.size()) + " op signatures of " + model->name() +
-        " are not measured on this CPU at " + std::to_string(o.threads) +
-        " thread(s) (first: " + p.missing.front().ToString() + "); run: epochcost profile " +
-        o.model + " --threads " + std::to_string(o.threads) + " --batch " + std::to_string(batch)));
+        (gpu ? " are not measured on this GPU"
+             : " are not measured on this CPU at " + std::to_string(threads) + " thread(s)") +
+        " (first: " + p.missing.front().ToString() + "); run: epochcost profile " + o.model +
+        (gpu ? " --device gpu" : " --threads " + std::to_string(threads)) + " --batch " +
+        std::to_string(batch) +
+        (lowering.precision == DType::kFloat32
+             ? ""
+             : " --precision " + std::string(DTypeName(lowering.precision)))));
 
   if (o.json) {
     nlohmann::ordered_json j;
     j["model"] = model->name();
     j["on"] = o.on;
     j["device"] = here.model;
-    j["threads"] = o.threads;
+    j["threads"] = threads;
     j["batch"] = batch;
     j["precision"] = DTypeName(lowering.precision);
     j["optimizer"] = opt_name;
@@ -104,12 +122,15 @@ int Predict(const PredictOptions& o) {
   }
   char line[256];
   std::cout << "Model " << model->name() << ", batch " << batch << ", "
-            << DTypeName(lowering.precision) << ", " << opt_name << ", on local-cpu (" << here.model
-            << ", " << o.threads << " thread" << (o.threads == 1 ? "" : "s") << ")\n";
+            << DTypeName(lowering.precision) << ", " << opt_name << ", on " << o.on << " ("
+            << here.model;
+  if (!gpu) std::cout << ", " << threads << " thread" << (threads == 1 ? "" : "s");
+  std::cout << ")\n";
   std::snprintf(line, sizeof line,
-                "step %.3f ms (%zu distinct ops, per-op overhead %.1f us)\n"
+                "step %.3f ms (%zu distinct ops, per-op overhead %.1f us%s)\n"
                 "epoch %.2f s = %lld steps x %.3f ms + %lld validation steps x %.3f ms\n",
-                p.step.milliseconds(), train->ops.size(), overhead * 1e6, p.epoch.seconds(),
+                p.step.milliseconds(), train->ops.size(), overhead * 1e6,
+                gpu ? ", overlapping the kernels" : "", p.epoch.seconds(),
                 static_cast<long long>(p.steps_per_epoch), p.step.milliseconds(),
                 static_cast<long long>(p.eval_steps), p.eval_step.milliseconds());
   std::cout << line;
@@ -134,15 +155,15 @@ void RegisterPredictCommand(CLI::App& app, CommandFn* run) {
   auto o = std::make_shared<PredictOptions>();
   CLI::App* p = app.add_subcommand("predict", "Predict step and epoch time of training a model");
   p->add_option("MODEL", o->model, "Zoo name or model file")->required();
-  p->add_option("--on", o->on, "Target: local-cpu (default)");
-  p->add_option("--threads", o->threads, "Threads (default 1)");
+  p->add_option("--on", o->on, "Target: local-cpu (default) or local-gpu");
+  p->add_option("--threads", o->threads, "CPU threads (default 1)");
   p->add_option("--batch", o->batch, "Batch size (default: the model's own)");
   p->add_option("--samples", o->samples, "Training samples per epoch (default: the model's)");
   p->add_option("--val-samples", o->val_samples,
                 "Validation samples per epoch (default: the model's)");
   p->add_option("--overhead-us", o->overhead_us,
                 "Framework overhead per op call in microseconds (default: the measured dispatch "
-                "cost of a oneDNN primitive on this CPU)");
+                "cost of a oneDNN primitive on this CPU, or of a kernel launch on this GPU)");
   p->add_option("--top", o->top, "Ops to list (default 10)");
   AddLoweringFlags(p, &o->lowering);
   p->add_option("--profiles", o->profiles, "Profile database");

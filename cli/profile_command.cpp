@@ -1,7 +1,9 @@
-// `epochcost profile MODEL...` measures what `predict` needs on this CPU and stores it;
-// `profile op SIGNATURE` times one repro line; `profile export|import FILE` moves profiles.
+// `epochcost profile MODEL...` measures what `predict` needs on this machine's CPU or GPU
+// (--device) and stores it; `profile op SIGNATURE` times one repro line; `profile export|import
+// FILE` moves profiles.
 #include <unistd.h>
 
+#include <functional>
 #include <iostream>
 #include <set>
 #include <sstream>
@@ -13,6 +15,7 @@
 #include "engine/lowering.h"
 #include "engine/model_source.h"
 #include "profiler/cpu/onednn_backend.h"
+#include "profiler/gpu/gpu_backend.h"
 #include "profiler/microbench.h"
 #include "profiler/profile_store.h"
 
@@ -23,7 +26,7 @@ struct ProfileOptions {
   std::vector<std::string> models;
   std::string threads = "1";
   int64_t batch = 0;  // 0: each model's own
-  std::string profiles, file;
+  std::string profiles, file, device = "cpu";
   LoweringFlags lowering;
   bool force = false;
   // op
@@ -56,6 +59,41 @@ Result<std::unique_ptr<profiler::ProfileStore>> OpenProfiles(const std::string& 
   return profiler::ProfileStore::Open(path.empty() ? profiler::ProfileStore::DefaultPath() : path);
 }
 
+// The device measured: its backend, fingerprint, how steps are lowered for it and how long each
+// signature is timed (GPU signatures are timed for 50 ms: a GPU runs each one many times in that).
+struct LocalDevice {
+  std::unique_ptr<profiler::Backend> backend;
+  profiler::Fingerprint fingerprint;
+  LoweringTarget target = LoweringTarget::kCpu;
+  std::function<profiler::MeasureOptions(int threads)> options;
+};
+
+Result<LocalDevice> OpenDevice(const std::string& name) {
+  LocalDevice d;
+  if (name == "cpu") {
+    d.backend = profiler::MakeCpuBackend();
+    d.fingerprint = profiler::LocalCpu();
+    d.options = [](int threads) { return profiler::MeasureOptions{.threads = threads}; };
+    return d;
+  }
+  if (name != "gpu")
+    return Status::InvalidArgument("--device '" + name + "': expected cpu or gpu");
+  Result<std::unique_ptr<profiler::Backend>> gpu = profiler::MakeGpuBackend();
+  if (!gpu.ok()) return gpu.status().WithContext("--device gpu");
+  Result<profiler::Fingerprint> fp = profiler::LocalGpu();
+  if (!fp.ok()) return fp.status().WithContext("--device gpu");
+  d.backend = std::move(*gpu);
+  d.fingerprint = *fp;
+  d.target = LoweringTarget::kGpu;
+  d.options = [](int) {
+    return profiler::MeasureOptions{.threads = 1,
+                                    .warmup = 3,
+                                    .min_repeats = 10,
+                                    .min_time = Seconds::FromMilliseconds(50)};
+  };
+  return d;
+}
+
 // "[#####.....] 12/40 conv_fwd ..." on stderr, only on a terminal.
 void Progress(int done, int total, const std::string& what) {
   if (!isatty(STDERR_FILENO)) return;
@@ -66,12 +104,14 @@ void Progress(int done, int total, const std::string& what) {
 }
 
 int ProfileModels(const ProfileOptions& o) {
-  Result<std::vector<int>> threads = ParseThreads(o.threads);
+  Result<std::vector<int>> threads = ParseThreads(o.device == "gpu" ? "1" : o.threads);
   if (!threads.ok()) return ReportError(threads.status());
   if (o.batch < 0) return ReportError(Status::InvalidArgument("--batch must be positive"));
+  Result<LocalDevice> device = OpenDevice(o.device);
+  if (!device.ok()) return ReportError(device.status());
   Result<std::unique_ptr<profiler::ProfileStore>> store = OpenProfiles(o.profiles);
   if (!store.ok()) return ReportError(store.status());
-  const profiler::Fingerprint here = profiler::LocalCpu();
+  const profiler::Fingerprint& here = device->fingerprint;
   (*store)->SelectDevice(here);
 
   // Every signature a training step and a validation pass of each model runs.
@@ -80,7 +120,8 @@ int ProfileModels(const ProfileOptions& o) {
     Result<Model> model = LoadModel(spec);
     if (!model.ok()) return ReportError(model.status());
     const int64_t batch = o.batch ? o.batch : std::max<int64_t>(model->info().training.batch, 1);
-    Result<LoweringOptions> lowering = ResolveLowering(o.lowering, *model, batch);
+    Result<LoweringOptions> lowering =
+        ResolveLowering(o.lowering, *model, batch, nullptr, device->target);
     if (!lowering.ok()) return ReportError(lowering.status());
     for (bool training : {true, false}) {
       lowering->training = training;
@@ -89,9 +130,10 @@ int ProfileModels(const ProfileOptions& o) {
       for (const StepOp& op : ops->ops) wanted.insert(op.signature.ToString());
     }
   }
-  std::unique_ptr<profiler::Backend> cpu = profiler::MakeCpuBackend();
+  profiler::Backend& backend = *device->backend;
   const std::string today = TodayIso();
   int measured = 0, reused = 0;
+  std::vector<std::string> skipped;  // what the backend cannot run, with its reason
   std::vector<std::pair<std::string, int>> todo;
   for (int t : *threads)
     for (const std::string& sig : wanted) {
@@ -104,7 +146,12 @@ int ProfileModels(const ProfileOptions& o) {
   for (size_t i = 0; i < todo.size(); ++i) {
     const auto& [sig, t] = todo[i];
     Progress(static_cast<int>(i), static_cast<int>(todo.size()), sig);
-    Result<profiler::Measurement> m = cpu->Measure(*OpSignature::Parse(sig), {.threads = t});
+    Result<profiler::Measurement> m =
+        backend.Measure(*OpSignature::Parse(sig), device->options(t));
+    if (!m.ok() && m.status().code() == StatusCode::kUnsupported) {
+      skipped.push_back(m.status().message());
+      continue;
+    }
     if (!m.ok()) return ReportError(m.status());
     Status s = (*store)->Put(here, {sig, t, *m, today});
     if (!s.ok()) return ReportError(s);
@@ -118,7 +165,9 @@ int ProfileModels(const ProfileOptions& o) {
     bool stored = false;
     for (const auto& b : *have) stored = stored || b.threads == t;
     if (stored && !o.force) continue;
-    Result<std::vector<profiler::Microbenchmark>> bs = profiler::RunMicrobenchmarks(*cpu, t, today);
+    Result<std::vector<profiler::Microbenchmark>> bs =
+        o.device == "gpu" ? profiler::RunGpuMicrobenchmarks(today)
+                          : profiler::RunMicrobenchmarks(backend, t, today);
     if (!bs.ok()) return ReportError(bs.status());
     for (const auto& b : *bs) {
       Status s = (*store)->PutMicrobenchmark(here, b);
@@ -127,6 +176,12 @@ int ProfileModels(const ProfileOptions& o) {
   }
   std::cout << "profiled on " << here.model << " (" << here.library << "): " << measured
             << " signatures measured, " << reused << " already stored\n";
+  if (!skipped.empty()) {
+    std::cerr << "epochcost: warning: " << skipped.size()
+              << " signatures could not be measured on this device (first: " << skipped.front()
+              << ")\n";
+    return kExitError;
+  }
   return kExitOk;
 }
 
@@ -138,19 +193,23 @@ int MeasureOp(const ProfileOptions& o) {
   if (o.repeats <= 0 || o.min_ms < 0)
     return ReportError(
         Status::InvalidArgument("--repeats must be positive and --min-ms not negative"));
-  std::unique_ptr<profiler::Backend> backend = profiler::MakeCpuBackend();
+  Result<LocalDevice> device = OpenDevice(o.device);
+  if (!device.ok()) return ReportError(device.status());
   std::cout << sig->ToString() << "\n";
   for (int t : *threads) {
-    Result<profiler::Measurement> m = backend->Measure(
-        *sig,
-        {.threads = t, .min_repeats = o.repeats, .min_time = Seconds::FromMilliseconds(o.min_ms)});
+    profiler::MeasureOptions options = device->options(t);
+    options.min_repeats = o.repeats;
+    options.min_time = Seconds::FromMilliseconds(o.min_ms);
+    Result<profiler::Measurement> m = device->backend->Measure(*sig, options);
     if (!m.ok()) return ReportError(m.status());
-    char line[160];
-    std::snprintf(line, sizeof line,
-                  "median %.4f ms  p10 %.4f ms  p90 %.4f ms  (%d runs, %d thread%s)\n",
+    char line[200];
+    const std::string on = o.device == "gpu" ? device->fingerprint.model
+                                             : std::to_string(t) + (t == 1 ? " thread" : " threads");
+    std::snprintf(line, sizeof line, "median %.4f ms  p10 %.4f ms  p90 %.4f ms  (%d runs, %s)\n",
                   m->median.milliseconds(), m->p10.milliseconds(), m->p90.milliseconds(), m->count,
-                  t, t == 1 ? "" : "s");
+                  on.c_str());
     std::cout << line;
+    if (!m->note.empty()) std::cout << m->note << "\n";
   }
   return kExitOk;
 }
@@ -158,7 +217,10 @@ int MeasureOp(const ProfileOptions& o) {
 int Export(const ProfileOptions& o) {
   Result<std::unique_ptr<profiler::ProfileStore>> store = OpenProfiles(o.profiles);
   if (!store.ok()) return ReportError(store.status());
-  Result<std::string> json = (*store)->ExportJson(profiler::LocalCpu());
+  Result<profiler::Fingerprint> device =
+      o.device == "gpu" ? profiler::LocalGpu() : Result<profiler::Fingerprint>(profiler::LocalCpu());
+  if (!device.ok()) return ReportError(device.status().WithContext("--device gpu"));
+  Result<std::string> json = (*store)->ExportJson(*device);
   if (!json.ok()) return ReportError(json.status());
   FILE* f = o.file == "-" ? stdout : std::fopen(o.file.c_str(), "w");
   if (!f) return ReportError(Status::IoError(o.file + ": cannot write"));
@@ -183,9 +245,10 @@ int Import(const ProfileOptions& o) {
 void RegisterProfileCommand(CLI::App& app, CommandFn* run) {
   auto o = std::make_shared<ProfileOptions>();
   CLI::App* profile = app.add_subcommand(
-      "profile", "Measure the op times of models on this machine's CPU and store them");
+      "profile", "Measure the op times of models on this machine's CPU or GPU and store them");
   profile->add_option("MODEL", o->models, "Zoo names or model files");
-  profile->add_option("--threads", o->threads, "Thread counts, e.g. 1,2 (default 1)");
+  profile->add_option("--device", o->device, "cpu (default: oneDNN) or gpu (cuDNN and cuBLAS)");
+  profile->add_option("--threads", o->threads, "CPU thread counts, e.g. 1,2 (default 1)");
   profile->add_option("--batch", o->batch, "Batch size (default: each model's own)");
   profile->add_option("--profiles", o->profiles,
                       "Profile database (default $EPOCHCOST_PROFILES, else "
@@ -194,6 +257,7 @@ void RegisterProfileCommand(CLI::App& app, CommandFn* run) {
   AddLoweringFlags(profile, &o->lowering);
   profile->footer(
       "Examples:\n  epochcost profile mnist_cnn mnist_mlp --threads 1,2\n"
+      "  epochcost profile resnet50 --device gpu --precision bf16\n"
       "  epochcost profile export my-cpu.json");
   profile->callback([run, o, profile] {
     if (profile->get_subcommands().empty())
@@ -209,14 +273,16 @@ void RegisterProfileCommand(CLI::App& app, CommandFn* run) {
       ->required();
   op->add_option("--min-ms", o->min_ms, "Keep repeating for at least this long (default 200)");
   op->add_option("--repeats", o->repeats, "And at least this many times (default 10)");
-  op->add_option("--threads", o->threads, "Thread counts, e.g. 1,2 (default 1)");
+  op->add_option("--threads", o->threads, "CPU thread counts, e.g. 1,2 (default 1)");
+  op->add_option("--device", o->device, "cpu (default) or gpu");
   op->footer(
       "Example:\n  epochcost profile op \"ip_fwd dt=f32 bias=1 ic=1024 mb=1024 oc=1024\" "
       "--threads 1,2");
   op->callback([run, o] { *run = [o] { return MeasureOp(*o); }; });
 
-  CLI::App* exp = profile->add_subcommand("export", "Write this CPU's profile as JSON");
+  CLI::App* exp = profile->add_subcommand("export", "Write this machine's CPU or GPU profile as JSON");
   exp->add_option("FILE", o->file, "Output file, or - for stdout")->required();
+  exp->add_option("--device", o->device, "cpu (default) or gpu");
   exp->add_option("--profiles", o->profiles, "Profile database");
   exp->callback([run, o] { *run = [o] { return Export(*o); }; });
 

@@ -366,7 +366,13 @@ void Lowerer::Layer(int i) {
       const int64_t s = out.dims[0], d = out.dims[1], h = l.heads;
       Emit(OpKind::kInnerProductFwd, {{"mb", B() * s}, {"ic", d}, {"oc", d}, {"bias", l.use_bias}},
            name, "", 4);  // Q, K, V and output projections
+      // Splitting Q, K and V into heads and merging the heads back are copies (a transposed
+      // view cannot feed a batched GEMM as it is); the scores are scaled by 1/sqrt(dk) and,
+      // for causal attention, masked, each a pass over them.
+      Emit(OpKind::kReorder, {{"n", B() * s * d}}, name, "", 4);
       Emit(OpKind::kMatMul, {{"b", B() * h}, {"m", s}, {"k", d / h}, {"n", s}}, name);  // Q K^T
+      Emit(OpKind::kEltwiseFwd, {{"n", B() * h * s * s}}, name, "scale");
+      if (l.causal) Emit(OpKind::kEltwiseFwd, {{"n", B() * h * s * s}}, name, "masked_fill");
       Emit(OpKind::kSoftmaxFwd, {{"rows", B() * h * s}, {"c", s}}, name);
       Emit(OpKind::kMatMul, {{"b", B() * h}, {"m", s}, {"k", s}, {"n", d / h}}, name);  // P V
       return;
@@ -512,6 +518,9 @@ void Lowerer::Backward(int i) {
       Emit(OpKind::kMatMul, {{"b", B() * h}, {"m", s}, {"k", dk}, {"n", s}}, name);  // dP
       Emit(OpKind::kMatMul, {{"b", B() * h}, {"m", s}, {"k", s}, {"n", dk}}, name, "", 3);
       Emit(OpKind::kSoftmaxBwd, {{"rows", B() * h * s}, {"c", s}}, name);
+      if (l.causal) Emit(OpKind::kEltwiseBwd, {{"n", B() * h * s * s}}, name, "masked_fill");
+      Emit(OpKind::kEltwiseBwd, {{"n", B() * h * s * s}}, name, "scale");
+      Emit(OpKind::kReorder, {{"n", B() * s * d}}, name, "", 4);  // the heads' copies
       return;
     }
     case LayerKind::kHighway: {

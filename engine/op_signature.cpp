@@ -43,6 +43,8 @@ std::string_view DtName(DType t) {
   switch (t) {
     case DType::kFloat32:
       return "f32";
+    case DType::kTFloat32:
+      return "tf32";
     case DType::kBFloat16:
       return "bf16";
     case DType::kFloat16:
@@ -56,7 +58,7 @@ std::string_view DtName(DType t) {
 }
 
 Result<DType> ParseDt(std::string_view s) {
-  for (DType t : {DType::kFloat32, DType::kBFloat16, DType::kFloat16, DType::kInt32, DType::kInt64})
+  for (DType t : {DType::kFloat32, DType::kTFloat32, DType::kBFloat16, DType::kFloat16, DType::kInt32, DType::kInt64})
     if (DtName(t) == s) return t;
   return Status::InvalidArgument("unknown data type '" + std::string(s) + "'");
 }

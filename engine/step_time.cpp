@@ -16,7 +16,11 @@ Seconds Sum(const StepOps& ops, const OpTimeSource& times, const EpochOptions& o
       if (seen_missing->insert(op.signature.ToString()).second) missing->push_back(op.signature);
       continue;
     }
-    const Seconds cost = (t->median + o.per_op_overhead) * op.count;
+    // A GPU runs its kernels while the host queues the next ones: an op costs the longer of
+    // the two. A CPU does the dispatch and the work one after the other.
+    const Seconds each = o.dispatch_overlaps ? std::max(t->median, o.per_op_overhead)
+                                             : t->median + o.per_op_overhead;
+    const Seconds cost = each * op.count;
     total += cost;
     if (rows) rows->push_back({op.signature, op.count, t->median, cost, t->source, op.layers});
   }

@@ -1,5 +1,6 @@
 // From op times to step and epoch times: a step is the sum over its op signatures of count x
-// (measured time + a per-op framework overhead); an epoch is its steps plus, when validation
+// (measured time + a per-op framework overhead) on a CPU, count x max(measured time, overhead)
+// on a GPU, whose kernels run while the host dispatches the next; an epoch is its steps plus, when validation
 // samples are given, the forward passes over them. The engine reads op times through OpTimeSource,
 // which the profiler's store implements.
 #ifndef EPOCHCOST_ENGINE_STEP_TIME_H_
@@ -28,7 +29,8 @@ class OpTimeSource {
 
 struct EpochOptions {
   int threads = 1;
-  Seconds per_op_overhead;  // framework dispatch per op call
+  Seconds per_op_overhead;        // framework dispatch per op call
+  bool dispatch_overlaps = false;  // a GPU: the dispatch of one op overlaps the work of another
   int64_t samples = 0;      // training samples per epoch
   int64_t val_samples = 0;  // validation samples per epoch (forward only)
 };
@@ -37,7 +39,7 @@ struct OpTiming {
   OpSignature signature;
   int count = 0;
   Seconds each;   // measured median
-  Seconds total;  // count x (each + overhead)
+  Seconds total;  // count x (each + overhead), or count x max(each, overhead)
   std::string source;
   std::vector<std::string> layers;
 };

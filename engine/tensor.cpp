@@ -11,8 +11,9 @@ struct DTypeInfo {
   int size;
 };
 
-constexpr std::array<DTypeInfo, 5> kDTypes = {{
+constexpr std::array<DTypeInfo, 6> kDTypes = {{
     {DType::kFloat32, "fp32", 4},
+    {DType::kTFloat32, "tf32", 4},
     {DType::kBFloat16, "bf16", 2},
     {DType::kFloat16, "fp16", 2},
     {DType::kInt32, "int32", 4},
@@ -40,7 +41,7 @@ Result<DType> ParseDType(std::string_view name) {
   for (const auto& d : kDTypes)
     if (d.name == name) return d.type;
   return Status::InvalidArgument("unknown precision '" + std::string(name) +
-                                 "' (expected fp32, bf16, fp16, int32 or int64)");
+                                 "' (expected fp32, tf32, bf16, fp16, int32 or int64)");
 }
 
 bool IsFloat(DType t) { return t != DType::kInt32 && t != DType::kInt64; }

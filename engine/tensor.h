@@ -14,7 +14,8 @@
 
 namespace epochcost {
 
-enum class DType { kFloat32, kBFloat16, kFloat16, kInt32, kInt64 };
+// kTFloat32 is fp32 storage computed on tensor cores at TF32 precision (a GPU math mode).
+enum class DType { kFloat32, kTFloat32, kBFloat16, kFloat16, kInt32, kInt64 };
 
 int DTypeSize(DType t);
 std::string_view DTypeName(DType t);

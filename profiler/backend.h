@@ -11,7 +11,7 @@
 namespace epochcost::profiler {
 
 struct MeasureOptions {
-  int threads = 1;
+  int threads = 1;  // CPU threads; a GPU backend ignores it
   int warmup = 2;
   int min_repeats = 10;
   Seconds min_time = Seconds::FromMilliseconds(200);
@@ -23,6 +23,7 @@ struct Measurement {
   Seconds p10;
   Seconds p90;
   int count = 0;
+  std::string note;  // how the backend ran it, e.g. "forward algo 1, workspace 0 MiB"
 };
 
 class Backend {

@@ -376,6 +376,9 @@ class CpuBackend : public Backend {
     if (options.threads <= 0)
       return Status::InvalidArgument("threads must be positive, got " +
                                      std::to_string(options.threads));
+    if (sig.dtype == DType::kTFloat32)
+      return Status::Unsupported(sig.ToString() +
+                                 ": tf32 is a GPU tensor-core math mode; on a CPU use f32");
     omp_set_num_threads(options.threads);
     if (IsOwnKernel(sig.kind)) {
       Result<std::function<void()>> run = OwnKernel(sig);

@@ -6,13 +6,22 @@ in that format), so epochcost and PyTorch train the same architecture. Data are 
 of the right shapes. Prints the median, p10 and p90 of the step time after warm-up.
 
     /usr/bin/python3 tools/reference/torch_step.py data/models/mnist_cnn.json --threads 1
+    python3 tools/reference/torch_step.py data/models/resnet50.json --device cuda --precision bf16
 
-Supports the layer kinds of the benchmark models (input, dense, conv2d, max/avg pooling, global
-average pooling 1D, flatten, dropout, activation, embedding, LSTM/GRU, batch norm, loss).
-Use it to check predictions, never to produce them.
+Supports the layer kinds of the benchmark models and of ResNet50, BERT and GPT-2 (input, dense,
+conv2d, zero padding, max/avg pooling, global average pooling, flatten, dropout, activation,
+embedding, LSTM/GRU, batch and layer norm, add, multi-head attention written out as PyTorch
+models write it without a fused kernel, slice, reshape, loss).
+
+On a GPU: cudnn.benchmark is on (cuDNN picks each convolution's algorithm by timing, as
+epochcost's GPU profiler does); fp32 runs without TF32 (allow_tf32 off for cuDNN and cuBLAS),
+tf32 with it; bf16 and fp16 convert the whole model (weights, activations, optimizer) to that
+type, as epochcost's --precision lowers it. Each step is timed from host to host with the
+device synchronized. Use it to check predictions, never to produce them.
 """
 import argparse
 import json
+import math
 import os
 import sys
 import time
@@ -33,6 +42,35 @@ from torch import nn  # noqa: E402
 
 ACT = {"relu": nn.ReLU, "tanh": nn.Tanh, "sigmoid": nn.Sigmoid, "linear": nn.Identity,
        "softmax": lambda: nn.Softmax(dim=-1), "gelu": nn.GELU, "relu6": nn.ReLU6}
+
+
+class Attention(nn.Module):
+    """Multi-head self-attention as BERT and GPT-2 implementations write it out: Q, K and V
+    projections, scaled Q.K^T, a causal mask where asked, softmax, P.V, merged heads, output
+    projection."""
+
+    def __init__(self, d, heads, causal, bias=True):
+        super().__init__()
+        self.h, self.causal = heads, causal
+        self.q, self.k, self.v, self.o = (nn.Linear(d, d, bias=bias) for _ in range(4))
+
+    def forward(self, x):
+        b, s, d = x.shape
+        split = lambda t: t.view(b, s, self.h, d // self.h).transpose(1, 2)
+        q, k, v = split(self.q(x)), split(self.k(x)), split(self.v(x))
+        scores = torch.matmul(q, k.transpose(-1, -2)) / math.sqrt(d // self.h)
+        if self.causal:
+            mask = torch.ones(s, s, dtype=torch.bool, device=x.device).triu(1)
+            scores = scores.masked_fill(mask, float("-inf"))
+        y = torch.matmul(scores.softmax(dim=-1), v)
+        return self.o(y.transpose(1, 2).reshape(b, s, d))
+
+
+def padding_for(size, kernel, stride):
+    """Keras "same" padding of one axis: (before, after)."""
+    out = -(-size // stride)
+    total = max((out - 1) * stride + kernel - size, 0)
+    return total // 2, total - total // 2
 
 
 def resolve(v, params):
@@ -63,23 +101,58 @@ class Net(nn.Module):
                 continue
             if kind == "dense":
                 m = nn.Linear(src[-1], l["units"], bias=l.get("use_bias", True))
+                if "shared_weights" in l:  # tied to an embedding table (GPT-2's lm_head)
+                    m.weight = self.mods[l["shared_weights"]].weight
                 self.mods[name] = nn.Sequential(m, ACT[l.get("activation", "linear")]())
                 self.shape[name] = src[:-1] + [l["units"]]
             elif kind == "conv2d":
                 k = l["kernel"]
-                pad = "same" if l.get("padding") == "same" else 0
-                conv = nn.Conv2d(src[0], l["filters"] if "filters" in l else l["units"], k,
-                                 padding=pad)
-                self.mods[name] = nn.Sequential(conv, ACT[l.get("activation", "linear")]())
+                k = k if isinstance(k, list) else [k, k]
+                st = l.get("strides", [1, 1])
+                mods = []
+                if l.get("padding") == "same":
+                    (t, b), (lf, r) = (padding_for(src[1], k[0], st[0]),
+                                       padding_for(src[2], k[1], st[1]))
+                    if t == b and lf == r:
+                        conv_pad = (t, lf)
+                    else:
+                        mods.append(nn.ZeroPad2d((lf, r, t, b)))
+                        conv_pad = 0
+                else:
+                    conv_pad = 0
+                mods.append(nn.Conv2d(src[0], l["filters"] if "filters" in l else l["units"], k,
+                                      stride=st, padding=conv_pad, bias=l.get("use_bias", True)))
+                mods.append(ACT[l.get("activation", "linear")]())
+                self.mods[name] = nn.Sequential(*mods)
                 with torch.no_grad():
                     out = self.mods[name](torch.zeros([1] + src))
                 self.shape[name] = list(out.shape[1:])
+            elif kind == "zero_padding2d":
+                t, b, lf, r = l["pads"]
+                self.mods[name] = nn.ZeroPad2d((lf, r, t, b))
+                self.shape[name] = [src[0], src[1] + t + b, src[2] + lf + r]
             elif kind in ("max_pool2d", "avg_pool2d"):
                 cls = nn.MaxPool2d if kind == "max_pool2d" else nn.AvgPool2d
                 self.mods[name] = cls(l["kernel"], l.get("strides"))
                 with torch.no_grad():
                     out = self.mods[name](torch.zeros([1] + src))
                 self.shape[name] = list(out.shape[1:])
+            elif kind == "global_avg_pool2d":
+                self.shape[name] = [src[0]]
+            elif kind == "add":
+                self.shape[name] = src
+            elif kind == "layer_norm":
+                self.mods[name] = nn.LayerNorm(src[-1])
+                self.shape[name] = src
+            elif kind == "attention":
+                self.mods[name] = Attention(src[-1], l["heads"], l.get("causal", False),
+                                            l.get("use_bias", True))
+                self.shape[name] = src
+            elif kind == "slice":
+                self.shape[name] = list(src)
+                self.shape[name][l["axis"]] = l["end"] - l["start"]
+            elif kind == "reshape":
+                self.shape[name] = list(l["target_shape"])
             elif kind == "global_avg_pool1d":
                 self.shape[name] = [src[-1]]
             elif kind == "flatten":
@@ -94,7 +167,9 @@ class Net(nn.Module):
                 self.mods[name] = ACT[l["activation"]]()
                 self.shape[name] = src
             elif kind == "batch_norm":
-                self.mods[name] = nn.BatchNorm1d(src[-1])
+                # Over the channels of NCHW maps, else over the last axis.
+                self.mods[name] = (nn.BatchNorm2d(src[0]) if len(src) == 3
+                                   else nn.BatchNorm1d(src[-1]))
                 self.shape[name] = src
             elif kind == "embedding":
                 self.mods[name] = nn.Embedding(l["vocab"], l["units"])
@@ -123,6 +198,19 @@ class Net(nn.Module):
                 values[name] = x.flatten(1)
             elif kind == "global_avg_pool1d":
                 values[name] = x.mean(dim=1)
+            elif kind == "global_avg_pool2d":
+                values[name] = x.mean(dim=(2, 3))
+            elif kind == "add":
+                y = x
+                for other in l["inputs"][1:]:
+                    y = y + values[other]
+                values[name] = y
+            elif kind == "slice":
+                idx = [slice(None)] * x.dim()
+                idx[l["axis"] + 1] = slice(l["start"], l["end"])
+                values[name] = x[tuple(idx)]
+            elif kind == "reshape":
+                values[name] = x.reshape([x.shape[0]] + list(l["target_shape"]))
             elif kind in ("lstm", "gru"):
                 y, h = self.mods[name](x)
                 if l.get("output") == "sequence":
@@ -142,13 +230,24 @@ def main():
     ap.add_argument("--batch", type=int, default=0)
     ap.add_argument("--steps", type=int, default=30)
     ap.add_argument("--warmup", type=int, default=5)
+    ap.add_argument("--device", default="cpu", help="cpu or cuda")
+    ap.add_argument("--precision", default="fp32", help="fp32, tf32 (cuda), bf16 or fp16")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     torch.manual_seed(0)
+    dev = torch.device(a.device)
+    dtype = {"fp32": torch.float32, "tf32": torch.float32, "bf16": torch.bfloat16,
+             "fp16": torch.float16}[a.precision]
+    if dev.type == "cuda":
+        torch.backends.cudnn.benchmark = True
+        torch.backends.cudnn.allow_tf32 = a.precision == "tf32"
+        torch.backends.cuda.matmul.allow_tf32 = a.precision == "tf32"
+    sync = torch.cuda.synchronize if dev.type == "cuda" else (lambda: None)
     doc = json.load(open(a.model))
     train = doc.get("training", {})
     batch = a.batch or train.get("batch", 32)
     net = Net(doc)
+    net.to(device=dev, dtype=dtype)
     inputs = {}
     for l in net.layers:
         if l["kind"] != "input":
@@ -156,9 +255,10 @@ def main():
         s = net.shape[l["name"]]
         if l.get("dtype", "").startswith("int"):
             consumer = next(c for c in net.layers if l["name"] in c.get("inputs", []))
-            inputs[l["name"]] = torch.randint(0, consumer.get("vocab", 2), [batch] + s)
+            inputs[l["name"]] = torch.randint(0, consumer.get("vocab", 2), [batch] + s,
+                                              device=dev)
         else:
-            inputs[l["name"]] = torch.rand([batch] + s)
+            inputs[l["name"]] = torch.rand([batch] + s, device=dev, dtype=dtype)
     opt_name = train.get("optimizer", "sgd")
     opt = {"sgd": lambda p: torch.optim.SGD(p, lr=0.01),
            "momentum": lambda p: torch.optim.SGD(p, lr=0.01, momentum=0.9),
@@ -169,9 +269,12 @@ def main():
     for name, src, fn, w in net.losses:
         width = net.shape[src][-1]
         if fn == "binary_crossentropy":
-            targets[name] = torch.randint(0, 2, (batch, width)).float()
+            targets[name] = torch.randint(0, 2, (batch, width), device=dev).to(dtype)
+        elif fn == "mse":
+            targets[name] = torch.rand([batch] + net.shape[src], device=dev, dtype=dtype)
         else:
-            targets[name] = torch.randint(0, width, (batch,) + tuple(net.shape[src][:-1]))
+            targets[name] = torch.randint(0, width, (batch,) + tuple(net.shape[src][:-1]),
+                                          device=dev)
 
     def step():
         opt.zero_grad()
@@ -181,6 +284,8 @@ def main():
             p = values[src]
             if fn == "binary_crossentropy":
                 total = total + w * nn.functional.binary_cross_entropy(p, targets[name])
+            elif fn == "mse":
+                total = total + w * nn.functional.mse_loss(p, targets[name])
             elif fn in ("categorical_crossentropy",):
                 total = total + w * nn.functional.nll_loss(torch.log(p + 1e-7), targets[name])
             else:
@@ -192,16 +297,21 @@ def main():
     net.train()
     for _ in range(a.warmup):
         step()
+    sync()
     times = []
     for _ in range(a.steps):
         t = time.perf_counter()
         step()
+        sync()
         times.append(time.perf_counter() - t)
     times.sort()
     q = lambda f: times[min(len(times) - 1, int(f * (len(times) - 1) + 0.5))]
-    print("%s threads=%d batch=%d optimizer=%s median_ms=%.3f p10_ms=%.3f p90_ms=%.3f torch=%s" %
-          (doc["name"], a.threads, batch, opt_name, q(0.5) * 1e3, q(0.1) * 1e3, q(0.9) * 1e3,
-           torch.__version__))
+    where = (torch.cuda.get_device_name(dev) if dev.type == "cuda"
+             else "threads=%d" % a.threads)
+    print("%s device=%s precision=%s batch=%d optimizer=%s median_ms=%.3f p10_ms=%.3f "
+          "p90_ms=%.3f torch=%s" %
+          (doc["name"], where.replace(" ", "_"), a.precision, batch, opt_name, q(0.5) * 1e3,
+           q(0.1) * 1e3, q(0.9) * 1e3, torch.__version__))
 
 
 if __name__ == "__main__":

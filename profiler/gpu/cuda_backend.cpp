@@ -1,0 +1,831 @@
+// The GPU backend (gpu_backend.h): each op signature becomes the library call PyTorch makes for it
+// on an NVIDIA GPU, on buffers of the signature's shapes filled with random values, timed with
+// CUDA events (docs/gpu-profiler.md).
+#include <cublas_v2.h>
+#include <cuda_runtime.h>
+#include <cudnn.h>
+
+#include <algorithm>
+#include <chrono>
+#include <cmath>
+#include <functional>
+#include <map>
+#include <stdexcept>
+
+#include "profiler/gpu/gpu_backend.h"
+#include "profiler/gpu/kernels.h"
+#include "profiler/timer.h"
+
+namespace epochcost::profiler {
+namespace {
+
+using gpu::Elem;
+
+// The largest workspace a convolution algorithm may use (PyTorch's benchmark mode takes what it
+// can allocate; this bound keeps a profile reproducible across memory sizes). Recorded in the
+// fingerprint's library string.
+constexpr size_t kConvWorkspaceLimit = size_t{1} << 30;
+
+// Errors inside a build or run; Measure turns them into a Status.
+struct GpuError : std::runtime_error {
+  GpuError(const std::string& what, bool unsupported = false)
+      : std::runtime_error(what), unsupported(unsupported) {}
+  bool unsupported;
+};
+
+void Check(cudaError_t e, const char* call) {
+  if (e != cudaSuccess) throw GpuError(std::string(call) + ": " + cudaGetErrorString(e));
+}
+void Check(cudnnStatus_t e, const char* call) {
+  if (e != CUDNN_STATUS_SUCCESS)
+    throw GpuError(std::string(call) + ": " + cudnnGetErrorString(e),
+                   e == CUDNN_STATUS_NOT_SUPPORTED || e == CUDNN_STATUS_BAD_PARAM);
+}
+void Check(cublasStatus_t e, const char* call) {
+  if (e != CUBLAS_STATUS_SUCCESS)
+    throw GpuError(std::string(call) + ": " + cublasGetStatusString(e),
+                   e == CUBLAS_STATUS_NOT_SUPPORTED);
+}
+// The call's name, not its arguments: "cudnnConvolutionForward: CUDNN_STATUS_BAD_PARAM".
+#define CK(call) Check((call), #call)
+
+struct Handles {
+  cudaStream_t stream = nullptr;
+  cudnnHandle_t dnn = nullptr;
+  cublasHandle_t blas = nullptr;
+};
+
+Elem ElemOf(DType t) {
+  return t == DType::kBFloat16 ? Elem::kBF16 : t == DType::kFloat16 ? Elem::kF16 : Elem::kF32;
+}
+
+cudnnDataType_t CudnnType(DType t) {
+  return t == DType::kBFloat16  ? CUDNN_DATA_BFLOAT16
+         : t == DType::kFloat16 ? CUDNN_DATA_HALF
+                                : CUDNN_DATA_FLOAT;
+}
+
+cudaDataType_t CudaType(DType t) {
+  return t == DType::kBFloat16 ? CUDA_R_16BF : t == DType::kFloat16 ? CUDA_R_16F : CUDA_R_32F;
+}
+
+// fp32 runs on FMA units (PyTorch with allow_tf32 off); tf32, bf16 and fp16 on tensor cores.
+cudnnMathType_t CudnnMath(DType t) {
+  return t == DType::kFloat32 ? CUDNN_FMA_MATH
+         : t == DType::kTFloat32 ? CUDNN_DEFAULT_MATH
+                                 : CUDNN_TENSOR_OP_MATH;
+}
+
+cublasComputeType_t BlasCompute(DType t) {
+  return t == DType::kTFloat32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
+}
+
+// A prepared call: `run` enqueues it on the stream; `keep` owns its buffers and descriptors.
+struct Prepared {
+  std::function<void()> run;
+  std::vector<std::shared_ptr<void>> keep;
+  std::string note;  // e.g. the convolution algorithm chosen
+};
+
+class Builder {
+ public:
+  Builder(const OpSignature& s, const Handles& h) : s_(s), h_(h), t_(ElemOf(s.dtype)) {}
+  Prepared Build();
+
+ private:
+  int64_t D(const char* k, int64_t fallback = 0) const { return s_.dim(k, fallback); }
+  int I(const char* k, int64_t fallback = 0) const { return static_cast<int>(D(k, fallback)); }
+
+  // Device memory of `bytes`, filled with values in [-1, 1) of the signature's type.
+  void* Bytes(size_t bytes, bool fill = true);
+  void* Elements(int64_t n, bool fill = true) { return Bytes(n * gpu::ElemSize(t_), fill); }
+  float* Floats(int64_t n) { return static_cast<float*>(Bytes(n * sizeof(float), false)); }
+  cudnnTensorDescriptor_t Tensor(std::vector<int> dims, cudnnDataType_t type);
+  cudnnTensorDescriptor_t Tensor(std::vector<int> dims) { return Tensor(dims, CudnnType(s_.dtype)); }
+
+  Prepared Conv();
+  Prepared Gemm();
+  Prepared Pool();
+  Prepared BatchNorm();
+  Prepared Softmax();
+  Prepared Dropout();
+  Prepared Rnn();
+  Prepared Own();
+
+  const OpSignature& s_;
+  const Handles& h_;
+  Elem t_;
+  Prepared out_;
+};
+
+void* Builder::Bytes(size_t bytes, bool fill) {
+  void* p = nullptr;
+  CK(cudaMalloc(&p, std::max<size_t>(bytes, 256)));
+  out_.keep.push_back(std::shared_ptr<void>(p, [](void* q) { cudaFree(q); }));
+  if (fill && bytes >= static_cast<size_t>(gpu::ElemSize(t_)))
+    CK(gpu::Fill(p, bytes / gpu::ElemSize(t_), t_, static_cast<uint32_t>(out_.keep.size()), 1.f,
+                 h_.stream));
+  else
+    CK(cudaMemsetAsync(p, 0, bytes, h_.stream));
+  return p;
+}
+
+// A packed NCHW-style tensor of 4 or more dims (cuDNN's legacy API wants at least 4).
+cudnnTensorDescriptor_t Builder::Tensor(std::vector<int> dims, cudnnDataType_t type) {
+  while (dims.size() < 4) dims.push_back(1);
+  std::vector<int> strides(dims.size(), 1);
+  for (int i = static_cast<int>(dims.size()) - 2; i >= 0; --i) strides[i] = strides[i + 1] * dims[i + 1];
+  cudnnTensorDescriptor_t d;
+  CK(cudnnCreateTensorDescriptor(&d));
+  out_.keep.push_back(std::shared_ptr<void>(d, [](void* q) {
+    cudnnDestroyTensorDescriptor(static_cast<cudnnTensorDescriptor_t>(q));
+  }));
+  CK(cudnnSetTensorNdDescriptor(d, type, static_cast<int>(dims.size()), dims.data(), strides.data()));
+  return d;
+}
+
+Prepared Builder::Build() {
+  switch (s_.kind) {
+    case OpKind::kConvFwd:
+    case OpKind::kConvBwdData:
+    case OpKind::kConvBwdWeights:
+      return Conv();
+    case OpKind::kInnerProductFwd:
+    case OpKind::kInnerProductBwdData:
+    case OpKind::kInnerProductBwdWeights:
+    case OpKind::kMatMul:
+      return Gemm();
+    case OpKind::kPoolFwd:
+    case OpKind::kPoolBwd:
+      return Pool();
+    case OpKind::kBatchNormFwd:
+    case OpKind::kBatchNormBwd:
+      return BatchNorm();
+    case OpKind::kSoftmaxFwd:
+    case OpKind::kSoftmaxBwd:
+      return Softmax();
+    case OpKind::kDropoutFwd:
+    case OpKind::kDropoutBwd:
+      return Dropout();
+    case OpKind::kRnnFwd:
+    case OpKind::kRnnBwd:
+      return Rnn();
+    default:
+      return Own();
+  }
+}
+
+// cuDNN convolution with the algorithm cudnnFind* measures fastest within the workspace limit,
+// as PyTorch picks it with torch.backends.cudnn.benchmark = True.
+Prepared Builder::Conv() {
+  const bool two_d = s_.dims.contains("kh");
+  const int mb = I("mb"), ic = I("ic"), oc = I("oc"), g = I("g", 1);
+  const int ih = two_d ? I("ih") : 1, iw = I("iw"), kh = two_d ? I("kh") : 1, kw = I("kw");
+  const int sh = two_d ? I("sh", 1) : 1, sw = I("sw", 1), dh = two_d ? I("dh", 1) : 1,
+            dw = I("dw", 1), ph = two_d ? I("ph") : 0, pw = I("pw");
+  cudnnConvolutionDescriptor_t conv;
+  CK(cudnnCreateConvolutionDescriptor(&conv));
+  out_.keep.push_back(std::shared_ptr<void>(conv, [](void* q) {
+    cudnnDestroyConvolutionDescriptor(static_cast<cudnnConvolutionDescriptor_t>(q));
+  }));
+  CK(cudnnSetConvolution2dDescriptor(conv, ph, pw, sh, sw, dh, dw, CUDNN_CROSS_CORRELATION,
+                                     CUDNN_DATA_FLOAT));
+  CK(cudnnSetConvolutionGroupCount(conv, g));
+  CK(cudnnSetConvolutionMathType(conv, CudnnMath(s_.dtype)));
+  cudnnFilterDescriptor_t wd;
+  CK(cudnnCreateFilterDescriptor(&wd));
+  out_.keep.push_back(std::shared_ptr<void>(wd, [](void* q) {
+    cudnnDestroyFilterDescriptor(static_cast<cudnnFilterDescriptor_t>(q));
+  }));
+  CK(cudnnSetFilter4dDescriptor(wd, CudnnType(s_.dtype), CUDNN_TENSOR_NCHW, oc, ic / g, kh, kw));
+  cudnnTensorDescriptor_t xd = Tensor({mb, ic, ih, iw});
+  // The output size cuDNN derives from the symmetric padding (within a row of the signature's
+  // when the model pads asymmetrically, as Keras "same" with an even kernel does).
+  int n, c, oh, ow;
+  CK(cudnnGetConvolution2dForwardOutputDim(conv, xd, wd, &n, &c, &oh, &ow));
+  cudnnTensorDescriptor_t yd = Tensor({mb, oc, oh, ow});
+  void* x = Elements(int64_t{mb} * ic * ih * iw);
+  void* w = Elements(int64_t{oc} * (ic / g) * kh * kw);
+  void* y = Elements(int64_t{mb} * oc * oh * ow);
+  size_t free_bytes = 0, total = 0;
+  CK(cudaMemGetInfo(&free_bytes, &total));
+  const size_t limit = std::min(kConvWorkspaceLimit, free_bytes / 2);
+  void* ws = Bytes(limit, false);
+  cudnnHandle_t h = h_.dnn;
+  int returned = 0;
+  auto pick = [&](const auto* perf, int count, const char* what) {
+    for (int i = 0; i < count; ++i)
+      if (perf[i].status == CUDNN_STATUS_SUCCESS && perf[i].memory <= limit) {
+        CK(cudnnSetConvolutionMathType(conv, perf[i].mathType));
+        out_.note = std::string(what) + " algo " + std::to_string(static_cast<int>(perf[i].algo)) +
+                    ", workspace " + std::to_string(perf[i].memory >> 20) + " MiB";
+        return perf[i];
+      }
+    throw GpuError(std::string("cuDNN has no ") + what + " algorithm for it", true);
+  };
+  const float one = 1.f, zero = 0.f;
+  if (s_.kind == OpKind::kConvFwd) {
+    cudnnConvolutionFwdAlgoPerf_t perf[CUDNN_CONVOLUTION_FWD_ALGO_COUNT];
+    CK(cudnnFindConvolutionForwardAlgorithmEx(h, xd, x, wd, w, conv, yd, y,
+                                              CUDNN_CONVOLUTION_FWD_ALGO_COUNT, &returned, perf,
+                                              ws, limit));
+    const auto algo = pick(perf, returned, "forward").algo;
+    out_.run = [=] {
+      CK(cudnnConvolutionForward(h, &one, xd, x, wd, w, conv, algo, ws, limit, &zero, yd, y));
+    };
+  } else if (s_.kind == OpKind::kConvBwdData) {
+    cudnnConvolutionBwdDataAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT];
+    CK(cudnnFindConvolutionBackwardDataAlgorithmEx(h, wd, w, yd, y, conv, xd, x,
+                                                   CUDNN_CONVOLUTION_BWD_DATA_ALGO_COUNT,
+                                                   &returned, perf, ws, limit));
+    const auto algo = pick(perf, returned, "backward-data").algo;
+    out_.run = [=] {
+      CK(cudnnConvolutionBackwardData(h, &one, wd, w, yd, y, conv, algo, ws, limit, &zero, xd, x));
+    };
+  } else {
+    cudnnConvolutionBwdFilterAlgoPerf_t perf[CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT];
+    CK(cudnnFindConvolutionBackwardFilterAlgorithmEx(h, xd, x, yd, y, conv, wd, w,
+                                                     CUDNN_CONVOLUTION_BWD_FILTER_ALGO_COUNT,
+                                                     &returned, perf, ws, limit));
+    const auto algo = pick(perf, returned, "backward-filter").algo;
+    out_.run = [=] {
+      CK(cudnnConvolutionBackwardFilter(h, &one, xd, x, yd, y, conv, algo, ws, limit, &zero, wd,
+                                        w));
+    };
+  }
+  return std::move(out_);
+}
+
+// Dense layers and matrix products as PyTorch calls cuBLAS for row-major tensors (column-major
+// views): forward y = x W^T (+ bias, as beta = 1 over a bias-filled output), backward data
+// dx = dy W, backward weights dW = dy^T x and the bias gradient (a column sum of dy).
+Prepared Builder::Gemm() {
+  const cudaDataType_t type = CudaType(s_.dtype);
+  const cublasComputeType_t compute = BlasCompute(s_.dtype);
+  cublasHandle_t h = h_.blas;
+  static const float one = 1.f, zero = 0.f;
+  if (s_.kind == OpKind::kMatMul) {
+    const int b = I("b", 1), m = I("m"), k = I("k"), n = I("n");
+    void* a = Elements(int64_t{b} * m * k);
+    void* bm = Elements(int64_t{b} * k * n);
+    void* c = Elements(int64_t{b} * m * n);
+    out_.run = [=] {
+      CK(cublasGemmStridedBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, bm, type, n,
+                                    int64_t{k} * n, a, type, k, int64_t{m} * k, &zero, c, type, n,
+                                    int64_t{m} * n, b, compute, CUBLAS_GEMM_DEFAULT));
+    };
+    return std::move(out_);
+  }
+  const int mb = I("mb"), ic = I("ic"), oc = I("oc");
+  const bool bias = D("bias") != 0;
+  void* x = Elements(int64_t{mb} * ic);
+  void* w = Elements(int64_t{oc} * ic);
+  void* y = Elements(int64_t{mb} * oc);
+  if (s_.kind == OpKind::kInnerProductFwd) {
+    const float* beta = bias ? &one : &zero;
+    out_.run = [=] {
+      CK(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, oc, mb, ic, &one, w, type, ic, x, type, ic, beta,
+                      y, type, oc, compute, CUBLAS_GEMM_DEFAULT));
+    };
+  } else if (s_.kind == OpKind::kInnerProductBwdData) {
+    out_.run = [=] {
+      CK(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, ic, mb, oc, &one, w, type, ic, y, type, oc,
+                      &zero, x, type, ic, compute, CUBLAS_GEMM_DEFAULT));
+    };
+  } else {
+    float* db = bias ? Floats(oc) : nullptr;
+    const Elem t = t_;
+    cudaStream_t stream = h_.stream;
+    out_.run = [=] {
+      CK(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_T, ic, oc, mb, &one, x, type, ic, y, type, oc,
+                      &zero, w, type, ic, compute, CUBLAS_GEMM_DEFAULT));
+      if (db) CK(gpu::ColumnSum(y, db, mb, oc, t, stream));
+    };
+  }
+  return std::move(out_);
+}
+
+Prepared Builder::Pool() {
+  const int mb = I("mb"), c = I("c"), ih = I("ih"), iw = I("iw");
+  cudnnPoolingDescriptor_t pd;
+  CK(cudnnCreatePoolingDescriptor(&pd));
+  out_.keep.push_back(std::shared_ptr<void>(pd, [](void* q) {
+    cudnnDestroyPoolingDescriptor(static_cast<cudnnPoolingDescriptor_t>(q));
+  }));
+  const cudnnPoolingMode_t mode = s_.alg == "max" ? CUDNN_POOLING_MAX
+                                                  : CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING;
+  CK(cudnnSetPooling2dDescriptor(pd, mode, CUDNN_NOT_PROPAGATE_NAN, I("kh"), I("kw"), I("ph"),
+                                 I("pw"), I("sh", 1), I("sw", 1)));
+  cudnnTensorDescriptor_t xd = Tensor({mb, c, ih, iw});
+  int n, cc, oh, ow;
+  CK(cudnnGetPooling2dForwardOutputDim(pd, xd, &n, &cc, &oh, &ow));
+  cudnnTensorDescriptor_t yd = Tensor({mb, c, oh, ow});
+  void* x = Elements(int64_t{mb} * c * ih * iw);
+  void* y = Elements(int64_t{mb} * c * oh * ow);
+  void* dx = Elements(int64_t{mb} * c * ih * iw);
+  void* dy = Elements(int64_t{mb} * c * oh * ow);
+  cudnnHandle_t h = h_.dnn;
+  static const float one = 1.f, zero = 0.f;
+  CK(cudnnPoolingForward(h, pd, &one, xd, x, &zero, yd, y));
+  if (s_.kind == OpKind::kPoolFwd)
+    out_.run = [=] { CK(cudnnPoolingForward(h, pd, &one, xd, x, &zero, yd, y)); };
+  else
+    out_.run = [=] {
+      CK(cudnnPoolingBackward(h, pd, &one, yd, y, yd, dy, xd, x, &zero, xd, dx));
+    };
+  return std::move(out_);
+}
+
+// cuDNN spatial batch norm over (mb, c, sp), training mode (batch statistics), as PyTorch's
+// cudnn_batch_norm.
+Prepared Builder::BatchNorm() {
+  const int mb = I("mb"), c = I("c"), sp = I("sp", 1);
+  cudnnTensorDescriptor_t xd = Tensor({mb, c, sp, 1});
+  cudnnTensorDescriptor_t pd = Tensor({1, c, 1, 1}, CUDNN_DATA_FLOAT);
+  const cudnnBatchNormMode_t mode = CUDNN_BATCHNORM_SPATIAL;
+  const int64_t n = int64_t{mb} * c * sp;
+  void* x = Elements(n);
+  void* y = Elements(n);
+  void* dy = Elements(n);
+  float* scale = Floats(c);
+  float* bias = Floats(c);
+  float* run_mean = Floats(c);
+  float* run_var = Floats(c);
+  float* save_mean = Floats(c);
+  float* save_inv = Floats(c);
+  float* dscale = Floats(c);
+  float* dbias = Floats(c);
+  CK(gpu::Fill(scale, c, Elem::kF32, 7, 1.f, h_.stream));
+  cudnnHandle_t h = h_.dnn;
+  static const float one = 1.f, zero = 0.f;
+  const double eps = 1e-5;
+  auto forward = [=] {
+    CK(cudnnBatchNormalizationForwardTraining(h, mode, &one, &zero, xd, x, xd, y, pd, scale, bias,
+                                              0.1, run_mean, run_var, eps, save_mean, save_inv));
+  };
+  forward();
+  if (s_.kind == OpKind::kBatchNormFwd)
+    out_.run = forward;
+  else
+    out_.run = [=] {
+      CK(cudnnBatchNormalizationBackward(h, mode, &one, &zero, &one, &zero, xd, x, xd, dy, xd, y,
+                                         pd, scale, dscale, dbias, eps, save_mean, save_inv));
+    };
+  return std::move(out_);
+}
+
+Prepared Builder::Softmax() {
+  const int rows = I("rows"), c = I("c");
+  cudnnTensorDescriptor_t d = Tensor({rows, c, 1, 1});
+  void* x = Elements(int64_t{rows} * c);
+  void* y = Elements(int64_t{rows} * c);
+  void* dy = Elements(int64_t{rows} * c);
+  cudnnHandle_t h = h_.dnn;
+  static const float one = 1.f, zero = 0.f;
+  if (s_.kind == OpKind::kSoftmaxFwd)
+    out_.run = [=] {
+      CK(cudnnSoftmaxForward(h, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL, &one, d, x,
+                             &zero, d, y));
+    };
+  else
+    out_.run = [=] {
+      CK(cudnnSoftmaxBackward(h, CUDNN_SOFTMAX_ACCURATE, CUDNN_SOFTMAX_MODE_CHANNEL, &one, d, y, d,
+                              dy, &zero, d, x));
+    };
+  return std::move(out_);
+}
+
+Prepared Builder::Dropout() {
+  const int n = I("n");
+  cudnnTensorDescriptor_t d = Tensor({1, n, 1, 1});
+  cudnnDropoutDescriptor_t dd;
+  CK(cudnnCreateDropoutDescriptor(&dd));
+  out_.keep.push_back(std::shared_ptr<void>(dd, [](void* q) {
+    cudnnDestroyDropoutDescriptor(static_cast<cudnnDropoutDescriptor_t>(q));
+  }));
+  size_t states = 0, reserve = 0;
+  CK(cudnnDropoutGetStatesSize(h_.dnn, &states));
+  CK(cudnnDropoutGetReserveSpaceSize(d, &reserve));
+  void* state = Bytes(states, false);
+  CK(cudnnSetDropoutDescriptor(dd, h_.dnn, 0.2f, state, states, 1234));
+  void* rs = Bytes(reserve, false);
+  void* x = Elements(n);
+  void* y = Elements(n);
+  cudnnHandle_t h = h_.dnn;
+  CK(cudnnDropoutForward(h, dd, d, x, d, y, rs, reserve));
+  if (s_.kind == OpKind::kDropoutFwd)
+    out_.run = [=] { CK(cudnnDropoutForward(h, dd, d, x, d, y, rs, reserve)); };
+  else
+    out_.run = [=] { CK(cudnnDropoutBackward(h, dd, d, y, d, x, rs, reserve)); };
+  return std::move(out_);
+}
+
+// A whole recurrent layer through cuDNN's RNN API (cudnnRNNForward, cudnnRNNBackwardData_v8 and
+// cudnnRNNBackwardWeights_v8), as PyTorch's nn.LSTM and nn.GRU train on a GPU.
+Prepared Builder::Rnn() {
+  const int t = I("t"), mb = I("mb"), ic = I("ic"), hc = I("hc"), dirs = I("dirs", 1);
+  const bool lstm = s_.alg != "gru";
+  const cudnnDataType_t type = CudnnType(s_.dtype);
+  cudnnHandle_t h = h_.dnn;
+  cudnnDropoutDescriptor_t dd;
+  CK(cudnnCreateDropoutDescriptor(&dd));
+  out_.keep.push_back(std::shared_ptr<void>(dd, [](void* q) {
+    cudnnDestroyDropoutDescriptor(static_cast<cudnnDropoutDescriptor_t>(q));
+  }));
+  CK(cudnnSetDropoutDescriptor(dd, h, 0.f, nullptr, 0, 0));
+  cudnnRNNDescriptor_t rnn;
+  CK(cudnnCreateRNNDescriptor(&rnn));
+  out_.keep.push_back(std::shared_ptr<void>(rnn, [](void* q) {
+    cudnnDestroyRNNDescriptor(static_cast<cudnnRNNDescriptor_t>(q));
+  }));
+  CK(cudnnSetRNNDescriptor_v8(
+      rnn, CUDNN_RNN_ALGO_STANDARD, lstm ? CUDNN_LSTM : CUDNN_GRU, CUDNN_RNN_DOUBLE_BIAS,
+      dirs == 2 ? CUDNN_BIDIRECTIONAL : CUDNN_UNIDIRECTIONAL, CUDNN_LINEAR_INPUT, type,
+      type == CUDNN_DATA_HALF ? CUDNN_DATA_HALF : CUDNN_DATA_FLOAT, CudnnMath(s_.dtype), ic, hc, hc,
+      1, dd, CUDNN_RNN_PADDED_IO_DISABLED));
+  auto data = [&](int vector) {
+    cudnnRNNDataDescriptor_t d;
+    CK(cudnnCreateRNNDataDescriptor(&d));
+    out_.keep.push_back(std::shared_ptr<void>(d, [](void* q) {
+      cudnnDestroyRNNDataDescriptor(static_cast<cudnnRNNDataDescriptor_t>(q));
+    }));
+    std::vector<int> lengths(mb, t);
+    CK(cudnnSetRNNDataDescriptor(d, type, CUDNN_RNN_DATA_LAYOUT_SEQ_MAJOR_UNPACKED, t, mb, vector,
+                                 lengths.data(), nullptr));
+    return d;
+  };
+  cudnnRNNDataDescriptor_t xd = data(ic), yd = data(hc * dirs);
+  cudnnTensorDescriptor_t hd;
+  CK(cudnnCreateTensorDescriptor(&hd));
+  out_.keep.push_back(std::shared_ptr<void>(hd, [](void* q) {
+    cudnnDestroyTensorDescriptor(static_cast<cudnnTensorDescriptor_t>(q));
+  }));
+  const int hdims[3] = {dirs, mb, hc}, hstrides[3] = {mb * hc, hc, 1};
+  CK(cudnnSetTensorNdDescriptor(hd, type, 3, hdims, hstrides));
+  size_t weight_bytes = 0, work_bytes = 0, reserve_bytes = 0;
+  CK(cudnnGetRNNWeightSpaceSize(h, rnn, &weight_bytes));
+  CK(cudnnGetRNNTempSpaceSizes(h, rnn, CUDNN_FWD_MODE_TRAINING, xd, &work_bytes, &reserve_bytes));
+  std::vector<int32_t> lengths(mb, t);
+  auto* seq = static_cast<int32_t*>(Bytes(sizeof(int32_t) * mb, false));
+  CK(cudaMemcpy(seq, lengths.data(), sizeof(int32_t) * mb, cudaMemcpyHostToDevice));
+  void* weights = Elements(static_cast<int64_t>(weight_bytes / gpu::ElemSize(t_)));
+  void* dweights = Bytes(weight_bytes, false);
+  void* work = Bytes(work_bytes, false);
+  void* reserve = Bytes(reserve_bytes, false);
+  const int64_t state = int64_t{dirs} * mb * hc;
+  void* x = Elements(int64_t{t} * mb * ic);
+  void* y = Elements(int64_t{t} * mb * hc * dirs);
+  void* dx = Elements(int64_t{t} * mb * ic);
+  void* dy = Elements(int64_t{t} * mb * hc * dirs);
+  void* hx = Elements(state);
+  void* cx = lstm ? Elements(state) : nullptr;
+  void* hy = Elements(state);
+  void* cy = lstm ? Elements(state) : nullptr;
+  void* dhx = Elements(state);
+  void* dcx = lstm ? Elements(state) : nullptr;
+  cudnnTensorDescriptor_t cd = lstm ? hd : nullptr;
+  auto forward = [=] {
+    CK(cudnnRNNForward(h, rnn, CUDNN_FWD_MODE_TRAINING, seq, xd, x, yd, y, hd, hx, hy, cd, cx, cy,
+                       weight_bytes, weights, work_bytes, work, reserve_bytes, reserve));
+  };
+  forward();
+  if (s_.kind == OpKind::kRnnFwd)
+    out_.run = forward;
+  else
+    out_.run = [=] {
+      CK(cudnnRNNBackwardData_v8(h, rnn, seq, yd, y, dy, xd, dx, hd, hx, nullptr, dhx, cd, cx,
+                                 nullptr, dcx, weight_bytes, weights, work_bytes, work,
+                                 reserve_bytes, reserve));
+      CK(cudnnRNNBackwardWeights_v8(h, rnn, CUDNN_WGRAD_MODE_ADD, seq, xd, x, hd, hx, yd, y,
+                                    weight_bytes, dweights, work_bytes, work, reserve_bytes,
+                                    reserve));
+    };
+  return std::move(out_);
+}
+
+template <typename E>
+E Lookup(const std::map<std::string, E>& table, const std::string& alg, const OpSignature& s) {
+  auto it = table.find(alg);
+  if (it == table.end()) throw GpuError("no GPU kernel for alg=" + alg + " of " + s.ToString(), true);
+  return it->second;
+}
+
+// What frameworks run as their own kernels: ours (kernels.cu), and device copies.
+Prepared Builder::Own() {
+  const Elem t = t_;
+  cudaStream_t stream = h_.stream;
+  switch (s_.kind) {
+    case OpKind::kEltwiseFwd:
+    case OpKind::kEltwiseBwd: {
+      static const std::map<std::string, gpu::Act> kActs = {
+          {"linear", gpu::Act::kLinear},   {"relu", gpu::Act::kRelu},
+          {"relu6", gpu::Act::kRelu6},     {"tanh", gpu::Act::kTanh},
+          {"sigmoid", gpu::Act::kSigmoid}, {"gelu", gpu::Act::kGelu},
+          {"swish", gpu::Act::kSwish},     {"hard_sigmoid", gpu::Act::kHardSigmoid},
+          {"Sqrt", gpu::Act::kSqrt},       {"Exp", gpu::Act::kExp},
+          {"Log", gpu::Act::kLog},         {"Erf", gpu::Act::kGelu}};
+      // Other element-wise ops (a scale, a mask, ONNX's Cast, ...) cost a linear pass, as on
+      // the CPU.
+      const auto it = kActs.find(s_.alg);
+      const gpu::Act act = it == kActs.end() ? gpu::Act::kLinear : it->second;
+      const int64_t n = D("n");
+      const bool backward = s_.kind == OpKind::kEltwiseBwd;
+      void* x = Elements(n);
+      void* dy = Elements(n);
+      void* y = Elements(n);
+      out_.run = [=] { CK(gpu::Eltwise(act, backward, x, dy, y, n, t, stream)); };
+      break;
+    }
+    case OpKind::kBinary: {
+      static const std::map<std::string, gpu::BinaryOp> kOps = {{"add", gpu::BinaryOp::kAdd},
+                                                                {"sub", gpu::BinaryOp::kSub},
+                                                                {"mul", gpu::BinaryOp::kMul},
+                                                                {"div", gpu::BinaryOp::kDiv}};
+      const gpu::BinaryOp op = Lookup(kOps, s_.alg, s_);
+      const int64_t n = D("n");
+      void* a = Elements(n);
+      void* b = Elements(n);
+      void* c = Elements(n);
+      out_.run = [=] { CK(gpu::Binary(op, a, b, c, n, t, stream)); };
+      break;
+    }
+    case OpKind::kConcat:
+    case OpKind::kReorder: {
+      const int64_t n = s_.dims.contains("n") ? D("n") : D("mb") * D("c") * D("h", 1) * D("w", 1);
+      const size_t bytes = n * gpu::ElemSize(t);
+      void* a = Elements(n);
+      void* b = Elements(n);
+      out_.run = [=] { CK(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, stream)); };
+      break;
+    }
+    case OpKind::kReduce: {
+      const int64_t n = D("n"), o = std::max<int64_t>(D("out", 1), 1);
+      const bool mean = s_.alg != "sum";
+      void* x = Elements(n);
+      void* y = Elements(o);
+      out_.run = [=] { CK(gpu::Reduce(mean, x, y, n, o, t, stream)); };
+      break;
+    }
+    case OpKind::kLayerNormFwd:
+    case OpKind::kLayerNormBwd: {
+      const int64_t rows = D("rows"), c = D("c");
+      void* x = Elements(rows * c);
+      void* y = Elements(rows * c);
+      void* dy = Elements(rows * c);
+      void* gamma = Elements(c);
+      void* beta = Elements(c);
+      float* mean = Floats(rows);
+      float* rstd = Floats(rows);
+      float* dgamma = Floats(c);
+      float* dbeta = Floats(c);
+      CK(gpu::LayerNormFwd(x, gamma, beta, y, mean, rstd, rows, c, t, stream));
+      if (s_.kind == OpKind::kLayerNormFwd)
+        out_.run = [=] { CK(gpu::LayerNormFwd(x, gamma, beta, y, mean, rstd, rows, c, t, stream)); };
+      else
+        out_.run = [=] {
+          CK(gpu::LayerNormBwd(x, dy, gamma, mean, rstd, y, dgamma, dbeta, rows, c, t, stream));
+        };
+      break;
+    }
+    case OpKind::kEmbeddingFwd:
+    case OpKind::kEmbeddingBwd: {
+      const int64_t rows = D("rows"), dim = D("dim"), vocab = std::max<int64_t>(D("vocab"), 1);
+      auto* ids = static_cast<int32_t*>(Bytes(sizeof(int32_t) * rows, false));
+      CK(gpu::FillIndices(ids, rows, static_cast<int32_t>(vocab), 99, stream));
+      void* rows_buf = Elements(rows * dim);
+      if (s_.kind == OpKind::kEmbeddingFwd) {
+        void* table = Elements(vocab * dim);
+        out_.run = [=] { CK(gpu::EmbeddingFwd(ids, table, rows_buf, rows, dim, t, stream)); };
+      } else {
+        float* dtable = Floats(vocab * dim);
+        out_.run = [=] {
+          CK(gpu::EmbeddingBwd(ids, rows_buf, dtable, rows, dim, vocab, t, stream));
+        };
+      }
+      break;
+    }
+    case OpKind::kLoss: {
+      static const std::map<std::string, gpu::LossKind> kLosses = {
+          {"softmax_cross_entropy", gpu::LossKind::kSoftmaxCrossEntropy},
+          {"sparse_softmax_cross_entropy", gpu::LossKind::kSoftmaxCrossEntropy},
+          {"categorical_crossentropy", gpu::LossKind::kSoftmaxCrossEntropy},
+          {"binary_crossentropy", gpu::LossKind::kBinaryCrossEntropy},
+          {"mse", gpu::LossKind::kMeanSquaredError}};
+      const gpu::LossKind kind = Lookup(kLosses, s_.alg, s_);
+      const int64_t rows = D("rows"), c = std::max<int64_t>(D("c"), 1);
+      auto* labels = static_cast<int32_t*>(Bytes(sizeof(int32_t) * rows, false));
+      CK(gpu::FillIndices(labels, rows, static_cast<int32_t>(c), 5, stream));
+      void* x = Elements(rows * c);
+      void* target = Elements(rows * c);
+      void* grad = Elements(rows * c);
+      float* loss = Floats(rows);
+      out_.run = [=] { CK(gpu::Loss(kind, x, labels, target, grad, loss, rows, c, t, stream)); };
+      break;
+    }
+    case OpKind::kOptimizer: {
+      static const std::map<std::string, gpu::OptimizerKind> kOptimizers = {
+          {"sgd", gpu::OptimizerKind::kSgd},
+          {"momentum", gpu::OptimizerKind::kMomentum},
+          {"rmsprop", gpu::OptimizerKind::kRmsprop},
+          {"adam", gpu::OptimizerKind::kAdam},
+          {"adadelta", gpu::OptimizerKind::kAdadelta}};
+      const gpu::OptimizerKind kind = Lookup(kOptimizers, s_.alg, s_);
+      const int64_t n = D("n");
+      void* w = Elements(n);
+      void* g = Elements(n);
+      void* s1 = Elements(n);
+      void* s2 = Elements(n);
+      CK(gpu::Fill(s2, n, t, 3, 0.5f, stream));  // second moments stay positive: |x| below
+      out_.run = [=] { CK(gpu::OptimizerStep(kind, w, g, s1, s2, n, t, stream)); };
+      break;
+    }
+    default:
+      throw GpuError("the GPU backend has no kernel for " + s_.ToString(), true);
+  }
+  return std::move(out_);
+}
+
+// Times `run` with CUDA events: warm-up, then samples of `inner` back-to-back runs (enough for
+// about 0.2 ms of device work, so that event resolution does not matter), each sample's time
+// divided by `inner`.
+Measurement TimeOnDevice(const std::function<void()>& run, const MeasureOptions& o,
+                         cudaStream_t stream) {
+  cudaEvent_t start, stop;
+  CK(cudaEventCreate(&start));
+  CK(cudaEventCreate(&stop));
+  std::shared_ptr<void> guard(nullptr, [&](void*) {
+    cudaEventDestroy(start);
+    cudaEventDestroy(stop);
+  });
+  for (int i = 0; i < std::max(o.warmup, 1); ++i) run();
+  CK(cudaStreamSynchronize(stream));
+  auto sample = [&](int inner) {
+    CK(cudaEventRecord(start, stream));
+    for (int i = 0; i < inner; ++i) run();
+    CK(cudaEventRecord(stop, stream));
+    CK(cudaEventSynchronize(stop));
+    float ms = 0;
+    CK(cudaEventElapsedTime(&ms, start, stop));
+    return ms * 1e-3 / inner;
+  };
+  const double once = sample(1);
+  const int inner = static_cast<int>(std::clamp(2e-4 / std::max(once, 1e-7), 1.0, 200.0));
+  std::vector<double> samples;
+  double spent = 0;
+  while (static_cast<int>(samples.size()) < o.min_repeats || spent < o.min_time.seconds()) {
+    samples.push_back(sample(inner));
+    spent += samples.back() * inner;
+  }
+  return Summarize(std::move(samples));
+}
+
+class GpuBackend : public Backend {
+ public:
+  explicit GpuBackend(Handles h) : h_(h) {}
+  ~GpuBackend() override {
+    cublasDestroy(h_.blas);
+    cudnnDestroy(h_.dnn);
+    cudaStreamDestroy(h_.stream);
+  }
+  std::string kind() const override { return "gpu"; }
+
+  Result<Measurement> Measure(const OpSignature& sig, const MeasureOptions& options) override {
+    try {
+      Prepared p = Builder(sig, h_).Build();
+      CK(cudaStreamSynchronize(h_.stream));
+      Measurement m = TimeOnDevice(p.run, options, h_.stream);
+      m.note = p.note;
+      return m;
+    } catch (const GpuError& e) {
+      cudaGetLastError();  // a failed launch's error must not leak into the next signature
+      if (e.unsupported) return Status::Unsupported(sig.ToString() + ": " + e.what());
+      return Status::Internal(sig.ToString() + ": " + e.what());
+    } catch (const std::exception& e) {
+      return Status::Internal(sig.ToString() + ": " + e.what());
+    }
+  }
+
+ private:
+  Handles h_;
+};
+
+Status NoDevice() {
+  int count = 0;
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess)
+    return Status::Unsupported(std::string("no usable NVIDIA GPU on this machine (") +
+                               cudaGetErrorString(e) + ")");
+  if (count == 0) return Status::Unsupported("no NVIDIA GPU on this machine");
+  return Status::Ok();
+}
+
+std::string Version3(int v, int major_div, int minor_div) {
+  return std::to_string(v / major_div) + "." + std::to_string(v % major_div / minor_div);
+}
+
+}  // namespace
+
+bool GpuBackendBuilt() { return true; }
+
+Result<std::unique_ptr<Backend>> MakeGpuBackend() {
+  EPOCHCOST_RETURN_IF_ERROR(NoDevice());
+  Handles h;
+  try {
+    CK(cudaSetDevice(0));
+    CK(cudaStreamCreateWithFlags(&h.stream, cudaStreamNonBlocking));
+    CK(cudnnCreate(&h.dnn));
+    CK(cudnnSetStream(h.dnn, h.stream));
+    CK(cublasCreate(&h.blas));
+    CK(cublasSetStream(h.blas, h.stream));
+  } catch (const GpuError& e) {
+    return Status::Unsupported(std::string("cannot start the GPU backend: ") + e.what());
+  }
+  return std::unique_ptr<Backend>(new GpuBackend(h));
+}
+
+Result<Fingerprint> LocalGpu() {
+  EPOCHCOST_RETURN_IF_ERROR(NoDevice());
+  cudaDeviceProp p{};
+  if (cudaGetDeviceProperties(&p, 0) != cudaSuccess)
+    return Status::Unsupported("cannot read the properties of GPU 0");
+  int clock_khz = 0, mem_clock_khz = 0, runtime = 0, driver = 0, blas = 0;
+  cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0);
+  cudaDeviceGetAttribute(&mem_clock_khz, cudaDevAttrMemoryClockRate, 0);
+  cudaRuntimeGetVersion(&runtime);
+  cudaDriverGetVersion(&driver);
+  cublasHandle_t h;
+  if (cublasCreate(&h) == CUBLAS_STATUS_SUCCESS) {
+    cublasGetVersion(h, &blas);
+    cublasDestroy(h);
+  }
+  const size_t dnn = cudnnGetVersion();
+  Fingerprint f;
+  f.kind = "gpu";
+  f.model = p.name;
+  f.isa = "sm_" + std::to_string(p.major) + std::to_string(p.minor) + " " +
+          std::to_string(p.multiProcessorCount) + " SMs " + std::to_string(clock_khz / 1000) +
+          " MHz, " + std::to_string(p.totalGlobalMem >> 20) + " MiB at " +
+          std::to_string(mem_clock_khz / 1000) + " MHz";
+  f.cores = p.multiProcessorCount;
+  f.logical_cpus = 0;
+  f.library = "CUDA " + Version3(runtime, 1000, 10) + " (driver " + Version3(driver, 1000, 10) +
+              "), cuDNN " + std::to_string(dnn / 10000) + "." + std::to_string(dnn % 10000 / 100) +
+              "." + std::to_string(dnn % 100) + ", cuBLAS " + std::to_string(blas / 10000) + "." +
+              std::to_string(blas % 10000 / 100) + "; convolutions: cudnnFind, workspace <= " +
+              std::to_string(kConvWorkspaceLimit >> 20) + " MiB";
+  return f;
+}
+
+Result<std::vector<Microbenchmark>> RunGpuMicrobenchmarks(const std::string& date) {
+  Result<std::unique_ptr<Backend>> backend = MakeGpuBackend();
+  if (!backend.ok()) return backend.status();
+  std::vector<Microbenchmark> out;
+  const MeasureOptions options{.warmup = 3, .min_repeats = 10,
+                               .min_time = Seconds::FromMilliseconds(100)};
+  const int64_t n = 8192;
+  for (const char* dt : {"f32", "tf32", "bf16", "f16"}) {
+    Result<Measurement> m = (*backend)->Measure(
+        *OpSignature::Parse(std::string("matmul dt=") + dt + " b=1 k=8192 m=8192 n=8192"), options);
+    if (!m.ok()) return m.status();
+    const std::string name = std::string("peak_gemm_flops") + (dt == std::string("f32") ? "" : std::string("_") + dt);
+    out.push_back({name, 1, 2.0 * n * n * n / m->median.seconds(), date});
+  }
+  const int64_t elements = int64_t{1} << 28;  // 1 GiB of f32, far beyond the L2 cache
+  Result<Measurement> copy = (*backend)->Measure(
+      *OpSignature::Parse("reorder dt=f32 n=" + std::to_string(elements)), options);
+  if (!copy.ok()) return copy.status();
+  out.push_back({"copy_bytes_per_second", 1, 2.0 * 4.0 * elements / copy->median.seconds(), date});
+
+  try {
+    const size_t bytes = size_t{256} << 20;
+    void* host = nullptr;
+    void* dev = nullptr;
+    CK(cudaMallocHost(&host, bytes));
+    std::shared_ptr<void> free_host(host, [](void* p) { cudaFreeHost(p); });
+    CK(cudaMalloc(&dev, bytes));
+    std::shared_ptr<void> free_dev(dev, [](void* p) { cudaFree(p); });
+    Measurement h2d = TimeOnDevice(
+        [&] { CK(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, nullptr)); }, options,
+        nullptr);
+    out.push_back({"h2d_bytes_per_second", 1, bytes / h2d.median.seconds(), date});
+    // Launch cost as the host sees it: back-to-back launches of an empty kernel.
+    cudaStream_t stream;
+    CK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
+    std::vector<double> samples;
+    for (int rep = 0; rep < 20; ++rep) {
+      const int launches = 2000;
+      const auto t0 = std::chrono::steady_clock::now();
+      for (int i = 0; i < launches; ++i) CK(gpu::Empty(stream));
+      const auto t1 = std::chrono::steady_clock::now();
+      CK(cudaStreamSynchronize(stream));
+      samples.push_back(std::chrono::duration<double>(t1 - t0).count() / launches);
+    }
+    cudaStreamDestroy(stream);
+    out.push_back({"dispatch_seconds", 1, Summarize(samples).median.seconds(), date});
+  } catch (const GpuError& e) {
+    return Status::Internal(std::string("GPU microbenchmark: ") + e.what());
+  }
+  return out;
+}
+
+}  // namespace epochcost::profiler

@@ -1,0 +1,66 @@
+#!/usr/bin/env bash
+# On a lent GPU machine (through the device tool, carrying .devbin from tools/gpu/bundle.sh):
+# runs the GPU tests, profiles the models at each precision with `epochcost profile --device gpu`,
+# exports the profile, times real PyTorch training steps of the same models
+# (tools/reference/torch_step.py) and records `epochcost predict --on local-gpu` for each.
+# Everything lands in $OUT: log.txt, tests.txt, gpu-profile.json, torch.txt, predict.txt.
+# Each phase runs even when an earlier one failed, so one run brings back all it can.
+# Usage: MODELS="..." PRECISIONS="fp32 bf16" PHASES="tests profile torch predict" tools/gpu/measure.sh
+set -uo pipefail
+cd "$(dirname "$0")/../.."
+out=${OUT:-/tmp/epochcost-gpu}
+mkdir -p "$out"
+models=${MODELS:-"mnist_mlp mnist_cnn cifar10_cnn imdb_fasttext imdb_bidirectional_lstm lstm_text_generation resnet50 bert_base gpt2_small"}
+precisions=${PRECISIONS:-"fp32 bf16"}
+phases=${PHASES:-"tests profile torch predict"}
+log() { echo "== $(date -u +%H:%M:%S) $*" | tee -a "$out/log.txt"; }
+
+ec=/tmp/ec
+mkdir -p $ec && tar -xJf .devbin/bundle.tar.xz -C $ec
+# The machine's CUDA runtime and cuBLAS, and its cuDNN (the CUDA toolkit's, else PyTorch's wheel).
+libdirs=""
+for pat in "libcudart.so.13" "libcublas.so.13" "libcudnn.so.9"; do
+  f=$(find /usr/local/cuda*/ /usr/lib/x86_64-linux-gnu /opt -name "$pat" 2>/dev/null | head -1)
+  [ -n "$f" ] && libdirs="$libdirs:$(dirname "$f")"
+done
+export LD_LIBRARY_PATH="$ec/lib$libdirs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
+export EPOCHCOST_PROFILES=$ec/profiles.sqlite
+bin=$ec/bin/epochcost
+{
+  nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv
+  echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
+  ldd $bin | grep -E "not found|cud|cublas"
+  python3 -c "import torch; print('torch', torch.__version__, 'cudnn', torch.backends.cudnn.version())"
+} >>"$out/log.txt" 2>&1
+
+if [[ " $phases " == *" tests "* ]]; then
+  log "GPU tests"
+  $ec/bin/profiler_tests --gtest_filter='Gpu*' >"$out/tests.txt" 2>&1
+  log "tests exit $? ($(grep -c '^\[       OK' "$out/tests.txt") OK)"
+fi
+if [[ " $phases " == *" profile "* ]]; then
+  for p in $precisions; do
+    log "profile --precision $p"
+    $bin profile $models --device gpu --precision "$p" >>"$out/log.txt" 2>&1
+    log "profile exit $?"
+  done
+  $bin profile export "$out/gpu-profile.json" --device gpu >>"$out/log.txt" 2>&1
+fi
+if [[ " $phases " == *" torch "* ]]; then
+  for p in $precisions; do
+    for m in $models; do
+      log "torch $m $p"
+      timeout 120 python3 tools/reference/torch_step.py "data/models/$m.json" --device cuda \
+        --precision "$p" --steps 30 --warmup 10 >>"$out/torch.txt" 2>>"$out/log.txt"
+    done
+  done
+fi
+if [[ " $phases " == *" predict "* ]]; then
+  for p in $precisions; do
+    for m in $models; do
+      echo "### $m $p" >>"$out/predict.txt"
+      $bin predict "$m" --on local-gpu --precision "$p" --samples 1 --top 8 >>"$out/predict.txt" 2>&1
+    done
+  done
+fi
+log "done"
