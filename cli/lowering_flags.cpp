@@ -31,7 +31,8 @@ Result<LoweringOptions> ResolveLowering(const LoweringFlags& f, const Model& mod
                          .optimizer = *optimizer,
                          .training = true,
                          .rnn = *rnn,
-                         .framework_reorders = !gpu && !f.no_reorders};
+                         .framework_reorders = !gpu && !f.no_reorders,
+                         .separate_conv_bias = gpu};
 }
 
 }  // namespace epochcost::cli

@@ -192,6 +192,15 @@ void Lowerer::Conv(int i, bool forward) {
       reorders(convs[k]);
     }
   }
+  // PyTorch on a GPU adds a convolution's bias after the cuDNN call, and sums its gradient over
+  // the batch and positions in a reduction of its own (oneDNN folds both into the convolution).
+  if (o_.separate_conv_bias && l.use_bias) {
+    const int64_t n = model_.output_shape(i).elements() * B(), oc = convs.back().at("oc");
+    if (forward)
+      Emit(OpKind::kEltwiseFwd, {{"n", n}}, l.name, "bias_add");
+    else
+      Emit(OpKind::kReduce, {{"n", n}, {"out", oc}}, l.name, "sum");
+  }
 }
 
 // The window of a pooling layer; global pooling is a window over the whole map.

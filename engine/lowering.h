@@ -39,6 +39,9 @@ struct LoweringOptions {
   // layouts around every convolution call: its activation operands and its weights. (Seen in
   // oneDNN's verbose log of PyTorch 1.13: 35 reorders per cifar10_cnn step.)
   bool framework_reorders = true;
+  // PyTorch on a GPU adds a convolution's bias and reduces its gradient in kernels of their own
+  // (seen in torch.profiler: aten::add_ after each cudnn_convolution, aten::sum in its backward).
+  bool separate_conv_bias = false;
 };
 
 // One signature and how often a step runs it.

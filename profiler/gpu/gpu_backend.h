@@ -1,7 +1,7 @@
-// The NVIDIA GPU backend: cuDNN for convolutions, pooling, batch norm, softmax, dropout and RNNs;
-// cuBLAS for dense layers and matrix products; kernels of our own (kernels.cu) for what
-// frameworks run as their own kernels (element-wise ops, layer norm, embedding, loss, optimizer
-// updates). Times are CUDA event times of the device work (docs/gpu-profiler.md).
+// The NVIDIA GPU backend, calling what PyTorch calls: cuDNN for convolutions, pooling, batch norm
+// and RNNs; cuBLAS for dense layers and matrix products; kernels of our own (kernels.cu) for what
+// PyTorch runs as its own kernels (element-wise ops, softmax, dropout, layer norm, embedding,
+// loss, optimizer updates). Times are CUDA event times of the device work (docs/gpu-profiler.md).
 //
 // It is compiled only where CMake found the CUDA toolkit and cuDNN (EPOCHCOST_HAVE_CUDA, decided
 // in the top-level CMakeLists.txt); otherwise no_cuda.cpp answers every call with an error.

@@ -148,15 +148,21 @@ __device__ float BlockMax(float v, float* shared) {
   return v;
 }
 
-// One block per output value (group of `len` contiguous inputs).
+// Each output value sums a group of `len` contiguous inputs; a group is split over blocks of
+// up to kReduceChunk values (so that a few large groups still fill the GPU), whose partial sums
+// are added into the float output (zeroed first).
+constexpr int64_t kReduceChunk = 16384;
+
 template <typename T>
-__global__ void ReduceKernel(bool mean, const T* x, T* y, int64_t len) {
+__global__ void ReduceKernel(float scale, const T* x, float* y, int64_t len) {
   __shared__ float shared[32];
+  const int64_t begin = blockIdx.y * kReduceChunk;
+  const int64_t end = begin + kReduceChunk < len ? begin + kReduceChunk : len;
   const T* in = x + blockIdx.x * len;
   float s = 0.f;
-  for (int64_t i = threadIdx.x; i < len; i += blockDim.x) s += Load(in, i);
+  for (int64_t i = begin + threadIdx.x; i < end; i += blockDim.x) s += Load(in, i);
   s = BlockSum(s, shared);
-  if (threadIdx.x == 0) Store(y, blockIdx.x, mean ? s / static_cast<float>(len) : s);
+  if (threadIdx.x == 0) atomicAdd(y + blockIdx.x, s * scale);
 }
 
 // Column sums of a rows x cols matrix in tiles of 32 columns x kRowsPerTile rows: the threads
@@ -184,6 +190,51 @@ __global__ void ColumnSumKernel(const T* dy, float* db, int64_t rows, int64_t co
     for (int k = 1; k < 8; ++k) s += part[k][threadIdx.x];
     atomicAdd(db + c, s);
   }
+}
+
+// Softmax over rows of c values, one block per row, as PyTorch's own softmax kernels do it:
+// the row's maximum, the sum of exponentials, then the output.
+template <typename T>
+__global__ void SoftmaxFwdKernel(const T* x, T* y, int64_t c) {
+  __shared__ float shared[32];
+  const int64_t row = blockIdx.x;
+  const T* in = x + row * c;
+  float m = -INFINITY;
+  for (int64_t i = threadIdx.x; i < c; i += blockDim.x) m = fmaxf(m, Load(in, i));
+  m = BlockMax(m, shared);
+  float s = 0.f;
+  for (int64_t i = threadIdx.x; i < c; i += blockDim.x) s += __expf(Load(in, i) - m);
+  const float inv = 1.f / BlockSum(s, shared);
+  for (int64_t i = threadIdx.x; i < c; i += blockDim.x)
+    Store(y, row * c + i, __expf(Load(in, i) - m) * inv);
+}
+
+// dx = y * (dy - sum(dy * y)) per row.
+template <typename T>
+__global__ void SoftmaxBwdKernel(const T* y, const T* dy, T* dx, int64_t c) {
+  __shared__ float shared[32];
+  const int64_t base = blockIdx.x * c;
+  float s = 0.f;
+  for (int64_t i = threadIdx.x; i < c; i += blockDim.x) s += Load(y, base + i) * Load(dy, base + i);
+  s = BlockSum(s, shared);
+  for (int64_t i = threadIdx.x; i < c; i += blockDim.x)
+    Store(dx, base + i, Load(y, base + i) * (Load(dy, base + i) - s));
+}
+
+// Dropout with keep probability 0.8: the forward draws the mask from a hash of the index and a
+// seed and writes it (one byte a value) with the scaled output; the backward applies it.
+template <typename T>
+__global__ void DropoutFwdKernel(const T* x, T* y, uint8_t* mask, int64_t n, uint32_t seed) {
+  GRID_STRIDE(i, n) {
+    const uint8_t keep = (Hash(static_cast<uint32_t>(i) ^ seed) & 0xffU) > 51U;
+    mask[i] = keep;
+    Store(y, i, keep ? Load(x, i) * 1.25f : 0.f);
+  }
+}
+
+template <typename T>
+__global__ void DropoutBwdKernel(const T* dy, const uint8_t* mask, T* dx, int64_t n) {
+  GRID_STRIDE(i, n) Store(dx, i, mask[i] ? Load(dy, i) * 1.25f : 0.f);
 }
 
 template <typename T>
@@ -386,11 +437,16 @@ cudaError_t Binary(BinaryOp op, const void* a, const void* b, void* c, int64_t n
   });
 }
 
-cudaError_t Reduce(bool mean, const void* x, void* y, int64_t n, int64_t out, Elem t,
+cudaError_t Reduce(bool mean, const void* x, float* y, int64_t n, int64_t out, Elem t,
                    cudaStream_t stream) {
+  const int64_t len = n / out;
+  const cudaError_t e = cudaMemsetAsync(y, 0, sizeof(float) * out, stream);
+  if (e != cudaSuccess) return e;
+  const dim3 grid(static_cast<unsigned>(out),
+                  static_cast<unsigned>((len + kReduceChunk - 1) / kReduceChunk));
+  const float scale = mean ? 1.f / static_cast<float>(len) : 1.f;
   DISPATCH(t, {
-    ReduceKernel<<<static_cast<unsigned>(out), kThreads, 0, stream>>>(
-        mean, static_cast<const T*>(x), static_cast<T*>(y), n / out);
+    ReduceKernel<<<grid, kThreads, 0, stream>>>(scale, static_cast<const T*>(x), y, len);
   });
 }
 
@@ -401,6 +457,36 @@ cudaError_t ColumnSum(const void* dy, float* db, int64_t rows, int64_t cols, Ele
   DISPATCH(t, {
     ColumnSumKernel<<<ColumnTiles(rows, cols), dim3(32, 8), 0, stream>>>(
         static_cast<const T*>(dy), db, rows, cols);
+  });
+}
+
+cudaError_t SoftmaxFwd(const void* x, void* y, int64_t rows, int64_t c, Elem t,
+                       cudaStream_t stream) {
+  const int threads = c >= 1024 ? 512 : c >= 256 ? 256 : c >= 64 ? 64 : 32;
+  DISPATCH(t, {
+    SoftmaxFwdKernel<<<static_cast<unsigned>(rows), threads, 0, stream>>>(
+        static_cast<const T*>(x), static_cast<T*>(y), c);
+  });
+}
+
+cudaError_t SoftmaxBwd(const void* y, const void* dy, void* dx, int64_t rows, int64_t c, Elem t,
+                       cudaStream_t stream) {
+  const int threads = c >= 1024 ? 512 : c >= 256 ? 256 : c >= 64 ? 64 : 32;
+  DISPATCH(t, {
+    SoftmaxBwdKernel<<<static_cast<unsigned>(rows), threads, 0, stream>>>(
+        static_cast<const T*>(y), static_cast<const T*>(dy), static_cast<T*>(dx), c);
+  });
+}
+
+cudaError_t Dropout(bool backward, const void* x, void* y, uint8_t* mask, int64_t n, Elem t,
+                    cudaStream_t stream) {
+  DISPATCH(t, {
+    if (backward)
+      DropoutBwdKernel<<<Blocks(n), kThreads, 0, stream>>>(static_cast<const T*>(x), mask,
+                                                           static_cast<T*>(y), n);
+    else
+      DropoutFwdKernel<<<Blocks(n), kThreads, 0, stream>>>(static_cast<const T*>(x),
+                                                           static_cast<T*>(y), mask, n, 1234U);
   });
 }
 

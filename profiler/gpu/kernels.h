@@ -1,6 +1,6 @@
 // The GPU kernels of our own: what frameworks run as their own CUDA kernels rather than cuDNN or
-// cuBLAS calls (element-wise functions, binary ops, reductions, layer norm, embedding gather and
-// scatter, the loss and the optimizer updates), plus filling buffers and an empty kernel for the
+// cuBLAS calls (element-wise functions, binary ops, reductions, softmax, dropout, layer norm,
+// embedding gather and scatter, the loss and the optimizer updates), plus filling buffers and an empty kernel for the
 // launch-cost microbenchmark. Each launcher enqueues on `stream` and returns the launch's error.
 #ifndef EPOCHCOST_PROFILER_GPU_KERNELS_H_
 #define EPOCHCOST_PROFILER_GPU_KERNELS_H_
@@ -29,12 +29,22 @@ cudaError_t Eltwise(Act act, bool backward, const void* x, const void* dy, void*
                     Elem t, cudaStream_t stream);
 cudaError_t Binary(BinaryOp op, const void* a, const void* b, void* c, int64_t n, Elem t,
                    cudaStream_t stream);
-// y[o] = sum (or mean) of the contiguous group x[o * n / out, (o + 1) * n / out).
-cudaError_t Reduce(bool mean, const void* x, void* y, int64_t n, int64_t out, Elem t,
+// y[o] = sum (or mean) of the contiguous group x[o * n / out, (o + 1) * n / out), in float.
+cudaError_t Reduce(bool mean, const void* x, float* y, int64_t n, int64_t out, Elem t,
                    cudaStream_t stream);
 // db[c] = sum over rows of dy[r, c] (a dense layer's bias gradient), accumulated in float.
 cudaError_t ColumnSum(const void* dy, float* db, int64_t rows, int64_t cols, Elem t,
                       cudaStream_t stream);
+
+// Softmax over the last axis of rows x c, and its gradient from the output y and dy.
+cudaError_t SoftmaxFwd(const void* x, void* y, int64_t rows, int64_t c, Elem t,
+                       cudaStream_t stream);
+cudaError_t SoftmaxBwd(const void* y, const void* dy, void* dx, int64_t rows, int64_t c, Elem t,
+                       cudaStream_t stream);
+
+// Dropout (keep 0.8): forward y = mask ? x / 0.8 : 0 writing the mask; backward dx from dy and it.
+cudaError_t Dropout(bool backward, const void* x, void* y, uint8_t* mask, int64_t n, Elem t,
+                    cudaStream_t stream);
 
 // Layer norm over the last axis of rows x c; mean and rstd (float, per row) are saved for the
 // backward pass, which writes dx and the float gradients of gamma and beta.

@@ -141,6 +141,27 @@ TEST_F(ProfileStoreTest, BadProfilesChangeNothing) {
   EXPECT_FALSE((*store)->Find(*OpSignature::Parse("ip_fwd dt=f32 ic=8 mb=4 oc=2"), 1));
 }
 
+// The shipped profiles (data/profiles) load into a new store: the development CPU and the H100.
+TEST_F(ProfileStoreTest, NewStoreHoldsTheShippedProfiles) {
+  Result<std::unique_ptr<ProfileStore>> store = ProfileStore::Open(path_);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  Result<std::vector<Fingerprint>> devices = (*store)->Devices();
+  ASSERT_TRUE(devices.ok());
+  const Fingerprint* h100 = nullptr;
+  for (const Fingerprint& d : *devices)
+    if (d.model == "NVIDIA H100 80GB HBM3") h100 = &d;
+  ASSERT_NE(h100, nullptr);
+  EXPECT_EQ(h100->kind, "gpu");
+  (*store)->SelectDevice(*h100);
+  std::optional<OpTime> t =
+      (*store)->Find(*OpSignature::Parse("binary dt=bf16 alg=add n=12845056"), 1);
+  ASSERT_TRUE(t.has_value());
+  EXPECT_EQ(t->source, "measured here (2026-11-22)");
+  Result<std::vector<Microbenchmark>> benches = (*store)->Microbenchmarks(*h100);
+  ASSERT_TRUE(benches.ok());
+  EXPECT_EQ(benches->size(), 7u);
+}
+
 // A fixed table of op times, for exact step and epoch arithmetic.
 class FakeTimes : public OpTimeSource {
  public:

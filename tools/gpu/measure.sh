@@ -3,7 +3,9 @@
 # runs the GPU tests, profiles the models at each precision with `epochcost profile --device gpu`,
 # exports the profile, times real PyTorch training steps of the same models
 # (tools/reference/torch_step.py) and records `epochcost predict --on local-gpu` for each.
-# Everything lands in $OUT: log.txt, tests.txt, gpu-profile.json, torch.txt, predict.txt.
+# Everything lands in $OUT: log.txt, tests.txt, gpu-profile.json, torch.txt, predict.txt and
+# predict.tar.gz (each prediction's JSON); with KERNELS=N, kernels.txt (PyTorch's top N kernels
+# per model, from torch.profiler).
 # Each phase runs even when an earlier one failed, so one run brings back all it can.
 # Usage: MODELS="..." PRECISIONS="fp32 bf16" PHASES="tests profile torch predict" tools/gpu/measure.sh
 set -uo pipefail
@@ -17,25 +19,32 @@ log() { echo "== $(date -u +%H:%M:%S) $*" | tee -a "$out/log.txt"; }
 
 ec=/tmp/ec
 mkdir -p $ec && tar -xJf .devbin/bundle.tar.xz -C $ec
-# The machine's CUDA runtime and cuBLAS, and its cuDNN (the CUDA toolkit's, else PyTorch's wheel).
+# The machine's CUDA runtime and cuBLAS, and the cuDNN PyTorch itself loads (its wheel's, found
+# first under /opt), so that both pick from the same convolution algorithms. Only epochcost's
+# binaries get this library path: PyTorch refuses a cuDNN other than its own.
 libdirs=""
-for pat in "libcudart.so.13" "libcublas.so.13" "libcudnn.so.9"; do
-  f=$(find /usr/local/cuda*/ /usr/lib/x86_64-linux-gnu /opt -name "$pat" 2>/dev/null | head -1)
+for pat in "libcudnn.so.9" "libcudart.so.13" "libcublas.so.13"; do
+  f=$(find /opt /usr/local/cuda*/ /usr/lib/x86_64-linux-gnu -name "$pat" 2>/dev/null | head -1)
   [ -n "$f" ] && libdirs="$libdirs:$(dirname "$f")"
 done
-export LD_LIBRARY_PATH="$ec/lib$libdirs${LD_LIBRARY_PATH:+:$LD_LIBRARY_PATH}"
 export EPOCHCOST_PROFILES=$ec/profiles.sqlite
-bin=$ec/bin/epochcost
+cat >$ec/run <<EOS
+#!/bin/sh
+export LD_LIBRARY_PATH="$ec/lib$libdirs\${LD_LIBRARY_PATH:+:\$LD_LIBRARY_PATH}"
+exec "\$@"
+EOS
+chmod +x $ec/run
+bin="$ec/run $ec/bin/epochcost"
 {
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv
   echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
-  ldd $bin | grep -E "not found|cud|cublas"
+  $ec/run ldd $ec/bin/epochcost | grep -E "not found|cud|cublas"
   python3 -c "import torch; print('torch', torch.__version__, 'cudnn', torch.backends.cudnn.version())"
 } >>"$out/log.txt" 2>&1
 
 if [[ " $phases " == *" tests "* ]]; then
   log "GPU tests"
-  $ec/bin/profiler_tests --gtest_filter='Gpu*' >"$out/tests.txt" 2>&1
+  $ec/run $ec/bin/profiler_tests --gtest_filter='Gpu*' >"$out/tests.txt" 2>&1
   log "tests exit $? ($(grep -c '^\[       OK' "$out/tests.txt") OK)"
 fi
 if [[ " $phases " == *" profile "* ]]; then
@@ -55,12 +64,23 @@ if [[ " $phases " == *" torch "* ]]; then
     done
   done
 fi
+if [ "${KERNELS:-0}" -gt 0 ]; then
+  for p in $precisions; do
+    for m in ${KERNEL_MODELS:-$models}; do
+      echo "### $m $p" >>"$out/kernels.txt"
+      timeout 120 python3 tools/reference/torch_step.py "data/models/$m.json" --device cuda \
+        --precision "$p" --steps 3 --warmup 5 --kernels "$KERNELS" >>"$out/kernels.txt" 2>&1
+    done
+  done
+fi
 if [[ " $phases " == *" predict "* ]]; then
   for p in $precisions; do
     for m in $models; do
       echo "### $m $p" >>"$out/predict.txt"
       $bin predict "$m" --on local-gpu --precision "$p" --samples 1 --top 8 >>"$out/predict.txt" 2>&1
+      $bin predict "$m" --on local-gpu --precision "$p" --samples 1 --json >"$out/pred-$m-$p.json" 2>/dev/null
     done
   done
 fi
+(cd "$out" && ls pred-*.json >/dev/null 2>&1 && tar -czf predict.tar.gz pred-*.json && rm pred-*.json)
 log "done"

@@ -232,6 +232,9 @@ def main():
     ap.add_argument("--warmup", type=int, default=5)
     ap.add_argument("--device", default="cpu", help="cpu or cuda")
     ap.add_argument("--precision", default="fp32", help="fp32, tf32 (cuda), bf16 or fp16")
+    ap.add_argument("--kernels", type=int, default=0,
+                    help="also list the N kernels with the most device time in one step "
+                         "(torch.profiler), to see what the framework ran")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     torch.manual_seed(0)
@@ -248,6 +251,9 @@ def main():
     batch = a.batch or train.get("batch", 32)
     net = Net(doc)
     net.to(device=dev, dtype=dtype)
+    for m in net.modules():  # a dtype change leaves cuDNN's packed RNN weights unpacked
+        if isinstance(m, nn.RNNBase):
+            m.flatten_parameters()
     inputs = {}
     for l in net.layers:
         if l["kind"] != "input":
@@ -306,6 +312,15 @@ def main():
         times.append(time.perf_counter() - t)
     times.sort()
     q = lambda f: times[min(len(times) - 1, int(f * (len(times) - 1) + 0.5))]
+    if a.kernels:
+        from torch.profiler import ProfilerActivity, profile
+        acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if dev.type == "cuda" else [])
+        with profile(activities=acts) as prof:
+            for _ in range(3):
+                step()
+            sync()
+        key = "self_cuda_time_total" if dev.type == "cuda" else "self_cpu_time_total"
+        print(prof.key_averages().table(sort_by=key, row_limit=a.kernels, max_name_column_width=70))
     where = (torch.cuda.get_device_name(dev) if dev.type == "cuda"
              else "threads=%d" % a.threads)
     print("%s device=%s precision=%s batch=%d optimizer=%s median_ms=%.3f p10_ms=%.3f "
