@@ -22,6 +22,7 @@ void RegisterModelsCommand(CLI::App& app, CommandFn* run);
 void RegisterCatalogCommand(CLI::App& app, CommandFn* run);
 void RegisterProfileCommand(CLI::App& app, CommandFn* run);
 void RegisterPredictCommand(CLI::App& app, CommandFn* run);
+void RegisterRecommendCommand(CLI::App& app, CommandFn* run);
 
 // Prints "epochcost: error: MESSAGE" on stderr and returns kExitError.
 int ReportError(const Status& status);

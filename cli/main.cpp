@@ -15,8 +15,9 @@ int ReportError(const Status& status) {
 namespace {
 
 using RegisterFn = void (*)(CLI::App&, CommandFn*);
-constexpr std::array<RegisterFn, 4> kCommands = {RegisterModelsCommand, RegisterCatalogCommand,
-                                                 RegisterProfileCommand, RegisterPredictCommand};
+constexpr std::array<RegisterFn, 5> kCommands = {RegisterModelsCommand, RegisterCatalogCommand,
+                                                 RegisterProfileCommand, RegisterPredictCommand,
+                                                 RegisterRecommendCommand};
 
 int Main(int argc, char** argv) {
   CLI::App app{

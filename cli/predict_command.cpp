@@ -7,6 +7,8 @@
 #include "cli/commands.h"
 #include "cli/format.h"
 #include "cli/lowering_flags.h"
+#include "cli/targets.h"
+#include "engine/machine.h"
 #include "engine/lowering.h"
 #include "engine/model_source.h"
 #include "profiler/fingerprint.h"
@@ -19,18 +21,17 @@ namespace {
 struct PredictOptions {
   std::string model, on = "local-cpu", profiles;
   LoweringFlags lowering;
-  int threads = 1, top = 10;
+  std::string catalog;
+  int threads = 1, top = 10, gpus = 0;
   int64_t batch = 0, samples = -1, val_samples = -1;
   double overhead_us = -1;
   bool json = false;
 };
 
+int PredictElsewhere(const PredictOptions& o);
+
 int Predict(const PredictOptions& o) {
-  if (o.on != "local-cpu" && o.on != "local-gpu")
-    return ReportError(
-        Status::Unsupported("--on " + o.on +
-                            ": only local-cpu and local-gpu are predicted so far (other devices "
-                            "need the cross-device model of a later release)"));
+  if (o.on != "local-cpu" && o.on != "local-gpu") return PredictElsewhere(o);
   const bool gpu = o.on == "local-gpu";
   profiler::Fingerprint here;
   if (gpu) {
@@ -149,13 +150,123 @@ int Predict(const PredictOptions& o) {
   return kExitOk;
 }
 
+// A machine that was not measured: a catalog instance or a spec-table device, its op times
+// scaled from the store's measured device of the same kind (engine/machine.h).
+int PredictElsewhere(const PredictOptions& o) {
+  if (o.batch < 0) return ReportError(Status::InvalidArgument("--batch must be positive"));
+  if (o.gpus < 0 || o.gpus > 64)
+    return ReportError(Status::InvalidArgument("--gpus must be from 1 to 64"));
+  Result<std::unique_ptr<catalog::CatalogStore>> cat = catalog::CatalogStore::Open(
+      o.catalog.empty() ? catalog::CatalogStore::DefaultPath() : o.catalog);
+  if (!cat.ok()) return ReportError(cat.status());
+  Result<Machine> machine = ResolveTarget(o.on, **cat, o.gpus);
+  if (!machine.ok()) return ReportError(machine.status());
+  const bool gpu = machine->gpus > 0;
+  Result<Model> model = LoadModel(o.model);
+  if (!model.ok()) return ReportError(model.status());
+  const TrainingDefaults& d = model->info().training;
+  const int64_t batch = o.batch ? o.batch : std::max<int64_t>(d.batch, 1);
+  const int64_t samples = o.samples >= 0 ? o.samples : d.samples;
+  const int64_t val = o.val_samples >= 0 ? o.val_samples : d.val_samples;
+  if (samples <= 0)
+    return ReportError(Status::InvalidArgument(
+        "the model has no default sample count; give --samples N (training samples per epoch)"));
+  std::string opt_name;
+  Result<LoweringOptions> lowering = ResolveLowering(
+      o.lowering, *model, batch, &opt_name, gpu ? LoweringTarget::kGpu : LoweringTarget::kCpu);
+  if (!lowering.ok()) return ReportError(lowering.status());
+  Result<std::unique_ptr<profiler::ProfileStore>> store = profiler::ProfileStore::Open(
+      o.profiles.empty() ? profiler::ProfileStore::DefaultPath() : o.profiles);
+  if (!store.ok()) return ReportError(store.status());
+  Result<References> refs = LoadReferences(**store);
+  if (!refs.ok()) return ReportError(refs.status());
+  MachineSettings settings{.samples = samples, .val_samples = val};
+  if (o.overhead_us >= 0) settings.per_op_overhead = Seconds::FromMicroseconds(o.overhead_us);
+  Result<MachinePrediction> p = PredictOnMachine(*model, *lowering, *machine, *refs, settings);
+  if (!p.ok()) return ReportError(p.status());
+  const EpochPrediction& e = p->epoch;
+  if (o.json) {
+    nlohmann::ordered_json j;
+    j["model"] = model->name();
+    j["on"] = o.on;
+    j["gpus"] = machine->gpus;
+    j["vcpus"] = machine->vcpus;
+    j["batch"] = batch;
+    j["device_batch"] = p->device_batch;
+    j["precision"] = DTypeName(lowering->precision);
+    j["optimizer"] = opt_name;
+    j["source"] = p->source;
+    j["step_seconds"] = e.step.seconds();
+    j["compute_step_seconds"] = p->compute_step.seconds();
+    j["allreduce_seconds"] = p->allreduce.seconds();
+    j["exposed_allreduce_seconds"] = p->exposed_allreduce.seconds();
+    j["input_seconds"] = p->input_step.seconds();
+    j["steps_per_epoch"] = e.steps_per_epoch;
+    j["eval_step_seconds"] = e.eval_step.seconds();
+    j["eval_steps"] = e.eval_steps;
+    j["epoch_seconds"] = e.epoch.seconds();
+    j["memory_bytes"] = p->memory.total().value();
+    j["capacity_bytes"] = p->capacity.value();
+    j["fits"] = p->fits;
+    j["largest_batch"] = p->largest_batch;
+    j["ops"] = nlohmann::ordered_json::array();
+    for (const OpTiming& t : e.ops)
+      j["ops"].push_back({{"signature", t.signature.ToString()},
+                          {"count", t.count},
+                          {"seconds", t.each.seconds()},
+                          {"total_seconds", t.total.seconds()},
+                          {"source", t.source},
+                          {"layers", t.layers}});
+    std::cout << j.dump(2) << "\n";
+    return kExitOk;
+  }
+  char line[512];
+  std::cout << "Model " << model->name() << ", batch " << batch << ", "
+            << DTypeName(lowering->precision) << ", " << opt_name << ", on " << o.on << " (";
+  if (gpu)
+    std::cout << machine->gpus << " x " << machine->gpu->name << ", " << machine->vcpus
+              << " vCPUs";
+  else
+    std::cout << machine->vcpus << " vCPUs of " << machine->cpu->family << ", "
+              << p->threads << " effective cores";
+  std::cout << ")\n";
+  std::snprintf(line, sizeof line,
+                "step %.3f ms (compute %.3f ms, all-reduce %.3f ms of which %.3f ms exposed, "
+                "input %.3f ms)\n"
+                "epoch %.2f s = %lld steps x %.3f ms + %lld validation steps x %.3f ms\n"
+                "memory per device %s of %s%s; largest batch that fits: %lld\n",
+                e.step.milliseconds(), p->compute_step.milliseconds(),
+                p->allreduce.milliseconds(), p->exposed_allreduce.milliseconds(),
+                p->input_step.milliseconds(), e.epoch.seconds(),
+                static_cast<long long>(e.steps_per_epoch), e.step.milliseconds(),
+                static_cast<long long>(e.eval_steps), e.eval_step.milliseconds(),
+                Si(p->memory.total().value()).c_str(),
+                p->capacity.value() > 0 ? Si(p->capacity.value()).c_str() : "?",
+                p->fits ? "" : " (DOES NOT FIT)", static_cast<long long>(p->largest_batch));
+  std::cout << line << "source: " << p->source << "\n";
+  std::vector<std::vector<std::string>> rows = {{"Share", "ms/step", "Count", "Op", "Source"}};
+  for (size_t i = 0; i < e.ops.size() && static_cast<int>(i) < o.top; ++i) {
+    const OpTiming& t = e.ops[i];
+    char share[16], ms[16];
+    std::snprintf(share, sizeof share, "%.1f%%", 100 * (t.total / p->compute_step));
+    std::snprintf(ms, sizeof ms, "%.3f", t.total.milliseconds());
+    rows.push_back({share, ms, std::to_string(t.count), t.signature.ToString(), t.source});
+  }
+  std::cout << RenderTable(rows, {true, true, true, false, false});
+  return kExitOk;
+}
+
 }  // namespace
 
 void RegisterPredictCommand(CLI::App& app, CommandFn* run) {
   auto o = std::make_shared<PredictOptions>();
   CLI::App* p = app.add_subcommand("predict", "Predict step and epoch time of training a model");
   p->add_option("MODEL", o->model, "Zoo name or model file")->required();
-  p->add_option("--on", o->on, "Target: local-cpu (default) or local-gpu");
+  p->add_option("--on", o->on,
+                "Target: local-cpu (default), local-gpu, a catalog instance (aws:p2.xlarge, "
+                "gcp:n1-standard-1+K80), gpu:NAME (gpu:P100) or cpu:FAMILY:VCPUS");
+  p->add_option("--gpus", o->gpus, "GPUs of a gpu:NAME target (data parallel; default 1)");
+  p->add_option("--catalog", o->catalog, "Catalog database (for instance targets)");
   p->add_option("--threads", o->threads, "CPU threads (default 1)");
   p->add_option("--batch", o->batch, "Batch size (default: the model's own)");
   p->add_option("--samples", o->samples, "Training samples per epoch (default: the model's)");

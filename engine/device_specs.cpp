@@ -1,5 +1,6 @@
 #include "engine/device_specs.h"
 
+#include <cmath>
 #include <cstdlib>
 #include <utility>
 
@@ -48,7 +49,7 @@ Result<std::vector<GpuSpec>> ParseGpus() {
   Result<std::vector<int>> c =
       Columns(*t, {"gpu", "skypilot_name", "architecture", "memory_gb", "memory_bw_gbs",
                    "fp32_tflops", "tf32_tensor_tflops", "fp16_tensor_tflops", "bf16_tensor_tflops",
-                   "sm_count", "boost_clock_mhz", "source"});
+                   "sm_count", "boost_clock_mhz", "source", "pcie_gen", "nvlink_bw_gbs_bidir"});
   if (!c.ok()) return c.status();
   std::vector<GpuSpec> out;
   for (const CsvRecord& r : t->records()) {
@@ -75,6 +76,13 @@ Result<std::vector<GpuSpec>> ParseGpus() {
     g.sm_count = static_cast<int>(v[6]);
     g.boost_clock_mhz = v[7];
     g.source = r.fields[k[11]];
+    Result<double> gen = Number(r, k[12], where, "pcie_gen");
+    Result<double> nvlink = Number(r, k[13], where, "nvlink_bw_gbs_bidir");
+    if (!gen.ok()) return gen.status();
+    if (!nvlink.ok()) return nvlink.status();
+    if (*gen > 0)
+      g.pcie = BytesPerSecond::FromGBps(8.0 * std::pow(2.0, *gen - 3) * 16 * 128.0 / 130.0 / 8);
+    g.nvlink = BytesPerSecond::FromGBps(*nvlink / 2);
     if (g.name.empty() || g.source.empty())
       return Status::InvalidArgument(where + ":" + std::to_string(r.line) +
                                      ": a row needs a name and a source");

@@ -25,6 +25,10 @@ struct GpuSpec {
   FlopsPerSecond bf16_tensor;
   int sm_count = 0;
   double boost_clock_mhz = 0;
+  // One direction of the GPU's host link (PCIe generation x16: 8 x 2^(gen-3) GT/s x 16 lanes x
+  // 128/130 / 8 bits), and of its NVLink (the table's bidirectional figure / 2); 0 where unknown.
+  BytesPerSecond pcie;
+  BytesPerSecond nvlink;
   std::string source;
 };
 

@@ -197,6 +197,26 @@ Result<std::vector<Fingerprint>> ProfileStore::Devices() const {
   return out;
 }
 
+Result<std::vector<StoredMeasurement>> ProfileStore::Measurements(const Fingerprint& d) const {
+  Result<Statement> q = db_->Prepare(
+      "SELECT signature, threads, median_s, p10_s, p90_s, count, measured_at FROM measurements "
+      "WHERE device = ?1 ORDER BY threads, signature");
+  if (!q.ok()) return q.status();
+  q->Bind(1, d.id());
+  std::vector<StoredMeasurement> out;
+  for (;;) {
+    Result<bool> row = q->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    out.push_back({q->Text(0), static_cast<int>(q->Int(1)),
+                   Measurement{Seconds::FromSeconds(q->Double(2)),
+                               Seconds::FromSeconds(q->Double(3)),
+                               Seconds::FromSeconds(q->Double(4)), static_cast<int>(q->Int(5))},
+                   q->Text(6)});
+  }
+  return out;
+}
+
 Result<std::string> ProfileStore::ExportJson(const Fingerprint& d) const {
   Json doc;
   doc["format"] = "epochcost-profile";
@@ -215,24 +235,17 @@ Result<std::string> ProfileStore::ExportJson(const Fingerprint& d) const {
                                       {"threads", b.threads},
                                       {"value", b.value},
                                       {"measured_at", b.measured_at}});
-  Result<Statement> q = db_->Prepare(
-      "SELECT signature, threads, median_s, p10_s, p90_s, count, measured_at FROM measurements "
-      "WHERE device = ?1 ORDER BY threads, signature");
-  if (!q.ok()) return q.status();
-  q->Bind(1, d.id());
+  Result<std::vector<StoredMeasurement>> ms = Measurements(d);
+  if (!ms.ok()) return ms.status();
   doc["measurements"] = Json::array();
-  for (;;) {
-    Result<bool> row = q->Step();
-    if (!row.ok()) return row.status();
-    if (!*row) break;
-    doc["measurements"].push_back({{"signature", q->Text(0)},
-                                   {"threads", q->Int(1)},
-                                   {"median_s", q->Double(2)},
-                                   {"p10_s", q->Double(3)},
-                                   {"p90_s", q->Double(4)},
-                                   {"count", q->Int(5)},
-                                   {"measured_at", q->Text(6)}});
-  }
+  for (const StoredMeasurement& m : *ms)
+    doc["measurements"].push_back({{"signature", m.signature},
+                                   {"threads", m.threads},
+                                   {"median_s", m.measurement.median.seconds()},
+                                   {"p10_s", m.measurement.p10.seconds()},
+                                   {"p90_s", m.measurement.p90.seconds()},
+                                   {"count", m.measurement.count},
+                                   {"measured_at", m.measured_at}});
   return doc.dump(1) + "\n";
 }
 

@@ -51,6 +51,7 @@ class ProfileStore : public OpTimeSource {
   std::optional<OpTime> Find(const OpSignature& sig, int threads) const override;
   Result<std::vector<Microbenchmark>> Microbenchmarks(const Fingerprint& device) const;
   Result<std::vector<Fingerprint>> Devices() const;
+  Result<std::vector<StoredMeasurement>> Measurements(const Fingerprint& device) const;
 
   // JSON export of one device's profile, and import (one transaction; a bad file changes nothing).
   Result<std::string> ExportJson(const Fingerprint& device) const;

@@ -1,0 +1,187 @@
+// `epochcost recommend MODEL`: every catalog offer ranked by predicted cost per epoch.
+#include <fstream>
+#include <iostream>
+#include <sstream>
+
+#include "cli/commands.h"
+#include "cli/lowering_flags.h"
+#include "cli/recommend_views.h"
+#include "cli/targets.h"
+#include "engine/model_source.h"
+#include "pricing/recommender.h"
+
+namespace epochcost::cli {
+namespace {
+
+struct RecommendOptions {
+  std::string model, batch, kinds, regions, gpus, as_of, plot, catalog, profiles;
+  std::vector<std::string> clouds;
+  LoweringFlags lowering;
+  int64_t samples = -1, val_samples = -1;
+  double epochs = 1, max_hours = -1, max_usd = -1, checkpoint_minutes = -1, overhead_us = -1;
+  int top = 20;
+  bool json = false, csv = false;
+};
+
+std::vector<std::string> SplitCommas(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  std::string item;
+  while (std::getline(in, item, ','))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+int Recommend(const RecommendOptions& o) {
+  if (o.epochs <= 0) return ReportError(Status::InvalidArgument("--epochs must be positive"));
+  if (o.top < 0) return ReportError(Status::InvalidArgument("--top must not be negative"));
+  if (o.max_hours == 0 || o.max_usd == 0 || o.checkpoint_minutes == 0)
+    return ReportError(Status::InvalidArgument(
+        "--max-hours, --max-usd and --checkpoint-minutes must be positive"));
+  Result<Model> model = LoadModel(o.model);
+  if (!model.ok()) return ReportError(model.status());
+  const TrainingDefaults& d = model->info().training;
+  int64_t batch = std::max<int64_t>(d.batch, 1);
+  const bool batch_auto = o.batch == "auto";
+  if (!o.batch.empty() && !batch_auto) {
+    char* end = nullptr;
+    batch = std::strtoll(o.batch.c_str(), &end, 10);
+    if (*end != '\0' || batch <= 0 || batch > (int64_t{1} << 24))
+      return ReportError(Status::InvalidArgument("--batch '" + o.batch +
+                                                 "': expected a positive number or auto"));
+  }
+  pricing::RecommendRequest req;
+  req.model = &*model;
+  req.batch_auto = batch_auto;
+  req.samples = o.samples >= 0 ? o.samples : d.samples;
+  req.val_samples = o.val_samples >= 0 ? o.val_samples : d.val_samples;
+  if (req.samples <= 0)
+    return ReportError(Status::InvalidArgument(
+        "the model has no default sample count; give --samples N (training samples per epoch)"));
+  req.epochs = o.epochs;
+  std::string opt_name;
+  Result<LoweringOptions> cpu =
+      ResolveLowering(o.lowering, *model, batch, &opt_name, LoweringTarget::kCpu);
+  if (!cpu.ok()) return ReportError(cpu.status());
+  Result<LoweringOptions> gpu =
+      ResolveLowering(o.lowering, *model, batch, nullptr, LoweringTarget::kGpu);
+  if (!gpu.ok()) return ReportError(gpu.status());
+  req.cpu_lowering = *cpu;
+  req.gpu_lowering = *gpu;
+  for (const std::string& g : SplitCommas(o.gpus)) {
+    char* end = nullptr;
+    const long n = std::strtol(g.c_str(), &end, 10);
+    if (*end != '\0' || n <= 0 || n > 64)
+      return ReportError(Status::InvalidArgument("--gpus '" + g + "': expected counts like 1,2,4,8"));
+    req.gpu_counts.push_back(static_cast<int>(n));
+  }
+  if (o.max_hours > 0) req.max_hours = o.max_hours;
+  if (o.max_usd > 0) req.max_usd = o.max_usd;
+  if (o.checkpoint_minutes > 0)
+    req.checkpoint_interval = Seconds::FromSeconds(o.checkpoint_minutes * 60);
+  if (o.overhead_us >= 0) req.per_op_overhead = Seconds::FromMicroseconds(o.overhead_us);
+  req.as_of = o.as_of;
+  if (!o.as_of.empty()) {
+    Status s = catalog::CheckDate(o.as_of);
+    if (!s.ok()) return ReportError(s.WithContext("--as-of"));
+  }
+
+  Result<std::unique_ptr<catalog::CatalogStore>> cat = catalog::CatalogStore::Open(
+      o.catalog.empty() ? catalog::CatalogStore::DefaultPath() : o.catalog);
+  if (!cat.ok()) return ReportError(cat.status());
+  std::vector<catalog::PriceKind> kinds;
+  for (const std::string& k : SplitCommas(o.kinds)) {
+    Result<catalog::PriceKind> pk = catalog::ParsePriceKind(k);
+    if (!pk.ok()) return ReportError(pk.status().WithContext("--kind"));
+    kinds.push_back(*pk);
+  }
+  const std::vector<std::string> regions = SplitCommas(o.regions);
+  std::vector<std::string> clouds;
+  for (const std::string& c : o.clouds)
+    for (const std::string& one : SplitCommas(c)) clouds.push_back(one);
+  for (const std::string& c : clouds)
+    if (c != "aws" && c != "gcp" && c != "azure" && c != "lambda")
+      return ReportError(Status::InvalidArgument("--cloud '" + c +
+                                                 "': expected aws, gcp, azure or lambda"));
+  std::vector<catalog::Offer> offers;
+  for (const std::string& cloud : clouds.empty() ? std::vector<std::string>{""} : clouds) {
+    catalog::OfferFilter f;
+    f.cloud = cloud;
+    f.as_of = o.as_of;
+    Result<std::vector<catalog::Offer>> got = (*cat)->Offers(f);
+    if (!got.ok()) return ReportError(got.status());
+    for (catalog::Offer& of : *got) {
+      if (!kinds.empty() && std::find(kinds.begin(), kinds.end(), of.kind) == kinds.end())
+        continue;
+      if (!regions.empty() &&
+          std::find(regions.begin(), regions.end(), of.region) == regions.end())
+        continue;
+      offers.push_back(std::move(of));
+    }
+  }
+  Result<std::unique_ptr<profiler::ProfileStore>> store = profiler::ProfileStore::Open(
+      o.profiles.empty() ? profiler::ProfileStore::DefaultPath() : o.profiles);
+  if (!store.ok()) return ReportError(store.status());
+  Result<References> refs = LoadReferences(**store);
+  if (!refs.ok()) return ReportError(refs.status());
+  const catalog::CatalogStore& catalog = **cat;
+  auto interruptions = [&catalog](const catalog::Offer& of) -> std::optional<catalog::Interruption> {
+    // A composed GCE offer (host+GPU) is interrupted as its host is.
+    const std::string host = of.instance.name.substr(0, of.instance.name.find('+'));
+    Result<std::optional<catalog::Interruption>> i =
+        catalog.InterruptionFor(of.instance.provider, host, of.region, of.kind);
+    return i.ok() ? *i : std::nullopt;
+  };
+  Result<pricing::Recommendation> r =
+      pricing::Recommend(req, offers, *refs, interruptions, MachineOf);
+  if (!r.ok()) return ReportError(r.status());
+  if (!o.plot.empty()) {
+    std::ofstream f(o.plot);
+    f << RecommendSvg(*r, model->name() + ": cost and time per epoch", 8);
+    if (!f) return ReportError(Status::IoError(o.plot + ": cannot write"));
+  }
+  if (o.json)
+    std::cout << RecommendJson(*r, o.top);
+  else if (o.csv)
+    std::cout << RecommendCsv(*r, o.top);
+  else {
+    std::cout << "Model " << model->name() << ", " << (batch_auto ? "batch auto" : "batch " + std::to_string(batch))
+              << ", " << DTypeName(cpu->precision) << ", " << opt_name << ", "
+              << req.samples << " samples per epoch, " << o.epochs << " epochs\n";
+    std::cout << RecommendTable(*r, o.top, o.epochs);
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void RegisterRecommendCommand(CLI::App& app, CommandFn* run) {
+  auto o = std::make_shared<RecommendOptions>();
+  CLI::App* p = app.add_subcommand("recommend", "Rank every catalog offer by cost per epoch");
+  p->add_option("MODEL", o->model, "Zoo name or model file")->required();
+  p->add_option("--samples", o->samples, "Training samples per epoch (default: the model's)");
+  p->add_option("--val-samples", o->val_samples, "Validation samples per epoch");
+  p->add_option("--epochs", o->epochs, "Epochs of the job (default 1)");
+  p->add_option("--batch", o->batch, "Global batch, or auto: the largest power of two that fits");
+  AddLoweringFlags(p, &o->lowering);
+  p->add_option("--cloud", o->clouds, "aws, gcp, azure, lambda (repeat or comma-separate)");
+  p->add_option("--kind", o->kinds, "on-demand, preemptible, spot (comma-separated)");
+  p->add_option("--region", o->regions, "Regions (comma-separated)");
+  p->add_option("--gpus", o->gpus, "GPU counts to consider, e.g. 1,2,4,8");
+  p->add_option("--max-hours", o->max_hours, "Deadline for all epochs, in hours");
+  p->add_option("--max-usd", o->max_usd, "Budget for all epochs, in dollars");
+  p->add_option("--as-of", o->as_of, "Prices and billing rules as of YYYY-MM-DD");
+  p->add_option("--checkpoint-minutes", o->checkpoint_minutes,
+                "Checkpoint interval on spot/preemptible (default: Young/Daly)");
+  p->add_option("--overhead-us", o->overhead_us, "Framework overhead per op call (microseconds)");
+  p->add_option("--top", o->top, "Offers to show (default 20; 0: all)");
+  p->add_option("--plot", o->plot, "Write an SVG of s/epoch vs $/epoch with the Pareto front");
+  p->add_option("--catalog", o->catalog, "Catalog database");
+  p->add_option("--profiles", o->profiles, "Profile database");
+  p->add_flag("--json", o->json, "Print JSON");
+  p->add_flag("--csv", o->csv, "Print CSV");
+  p->footer("Example:\n  epochcost recommend cifar10_cnn --epochs 50 --as-of 2017-07-01 --plot c.svg");
+  p->callback([run, o] { *run = [o] { return Recommend(*o); }; });
+}
+
+}  // namespace epochcost::cli

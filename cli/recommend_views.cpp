@@ -1,0 +1,195 @@
+#include "cli/recommend_views.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli/format.h"
+
+namespace epochcost::cli {
+namespace {
+
+std::string F(const char* fmt, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+
+size_t Count(const pricing::Recommendation& r, int top) {
+  return top > 0 ? std::min<size_t>(r.ranked.size(), top) : r.ranked.size();
+}
+
+std::string Kind(const pricing::RankedOffer& o) {
+  return std::string(catalog::PriceKindName(o.offer.kind));
+}
+
+std::string Escape(const std::string& s) {
+  std::string out;
+  for (char c : s) {
+    if (c == '&') out += "&amp;";
+    else if (c == '<') out += "&lt;";
+    else if (c == '>') out += "&gt;";
+    else out += c;
+  }
+  return out;
+}
+
+}  // namespace
+
+std::string RecommendTable(const pricing::Recommendation& r, int top, double epochs) {
+  std::vector<std::vector<std::string>> rows = {
+      {"#", "Instance", "Region", "Kind", "Accelerators", "Batch", "$/h", "s/epoch", "$/epoch",
+       "Hours", "$ total", "Preempt.", "Pareto", "Source"}};
+  for (size_t i = 0; i < Count(r, top); ++i) {
+    const pricing::RankedOffer& o = r.ranked[i];
+    rows.push_back({std::to_string(i + 1), o.machine, o.offer.region, Kind(o), o.accelerators,
+                    std::to_string(o.batch), F("%.4f", o.offer.price.value()),
+                    F("%.1f", o.epoch.seconds()), F("%.4g", o.usd_per_epoch.value()),
+                    F("%.3g", o.total_time.hours()), F("%.4g", o.total_usd.value()),
+                    o.preemption.overhead > 0 ? F("+%.1f%%", 100 * o.preemption.overhead) : "-",
+                    o.pareto ? "*" : "", o.source});
+  }
+  std::string out = RenderTable(rows, {true, false, false, false, false, true, true, true, true,
+                                       true, true, true, false, false});
+  out += std::to_string(r.ranked.size()) + " offers ranked by $/epoch; totals for " +
+         F("%g", epochs) + " epochs under each provider's billing rule; * = Pareto-optimal "
+         "(no offer both faster and cheaper).\n";
+  if (!r.dropped.empty()) {
+    out += std::to_string(r.dropped.size()) + " machines left out";
+    out += " (first: " + r.dropped.front().reason + ")\n";
+  }
+  return out;
+}
+
+std::string RecommendJson(const pricing::Recommendation& r, int top) {
+  nlohmann::ordered_json j = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < Count(r, top); ++i) {
+    const pricing::RankedOffer& o = r.ranked[i];
+    j.push_back({{"instance", o.offer.instance.name},
+                 {"provider", o.offer.instance.provider},
+                 {"region", o.offer.region},
+                 {"kind", Kind(o)},
+                 {"accelerators", o.accelerators},
+                 {"gpus", o.gpus},
+                 {"batch", o.batch},
+                 {"usd_per_hour", o.offer.price.value()},
+                 {"price_observed_at", o.offer.observed_at},
+                 {"epoch_seconds", o.epoch.seconds()},
+                 {"usd_per_epoch", o.usd_per_epoch.value()},
+                 {"total_usd", o.total_usd.value()},
+                 {"total_hours", o.total_time.hours()},
+                 {"interruptions_per_hour", o.preemption.rate_per_hour},
+                 {"checkpoint_interval_seconds", o.preemption.interval.seconds()},
+                 {"preemption_overhead", o.preemption.overhead},
+                 {"pareto", o.pareto},
+                 {"source", o.source}});
+  }
+  return j.dump(2) + "\n";
+}
+
+std::string RecommendCsv(const pricing::Recommendation& r, int top) {
+  std::ostringstream out;
+  out << "rank,instance,provider,region,kind,accelerators,batch,usd_per_hour,epoch_seconds,"
+         "usd_per_epoch,total_hours,total_usd,preemption_overhead,pareto,source\n";
+  auto q = [](const std::string& s) {
+    std::string e = "\"";
+    for (char c : s) e += c == '"' ? std::string("\"\"") : std::string(1, c);
+    return e + "\"";
+  };
+  for (size_t i = 0; i < Count(r, top); ++i) {
+    const pricing::RankedOffer& o = r.ranked[i];
+    out << i + 1 << "," << q(o.offer.instance.name) << "," << o.offer.instance.provider << ","
+        << o.offer.region << "," << Kind(o) << "," << q(o.accelerators) << "," << o.batch << ","
+        << F("%.6g", o.offer.price.value()) << "," << F("%.6g", o.epoch.seconds()) << ","
+        << F("%.6g", o.usd_per_epoch.value()) << "," << F("%.6g", o.total_time.hours()) << ","
+        << F("%.6g", o.total_usd.value()) << "," << F("%.4g", o.preemption.overhead) << ","
+        << (o.pareto ? "true" : "false") << "," << q(o.source) << "\n";
+  }
+  return out.str();
+}
+
+// Log-log scatter: x = seconds per epoch, y = dollars per epoch. Every offer is a dot; the Pareto
+// front is joined by a line; the `labels` cheapest offers and every Pareto offer are named.
+std::string RecommendSvg(const pricing::Recommendation& r, const std::string& title, int labels) {
+  const double w = 900, h = 600, left = 80, right = 30, topm = 50, bottom = 60;
+  std::ostringstream s;
+  s << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << w << "\" height=\"" << h
+    << "\" font-family=\"sans-serif\" font-size=\"12\">\n"
+    << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
+    << "<text x=\"" << w / 2 << "\" y=\"25\" text-anchor=\"middle\" font-size=\"16\">"
+    << Escape(title) << "</text>\n";
+  if (r.ranked.empty()) {
+    s << "<text x=\"" << w / 2 << "\" y=\"" << h / 2 << "\" text-anchor=\"middle\">no offers"
+      << "</text>\n</svg>\n";
+    return s.str();
+  }
+  double x0 = 1e300, x1 = 0, y0 = 1e300, y1 = 0;
+  for (const auto& o : r.ranked) {
+    x0 = std::min(x0, o.epoch.seconds());
+    x1 = std::max(x1, o.epoch.seconds());
+    y0 = std::min(y0, o.usd_per_epoch.value());
+    y1 = std::max(y1, o.usd_per_epoch.value());
+  }
+  const double lx0 = std::floor(std::log10(x0)), lx1 = std::ceil(std::log10(x1) + 1e-9);
+  const double ly0 = std::floor(std::log10(y0)), ly1 = std::ceil(std::log10(y1) + 1e-9);
+  auto X = [&](double v) {
+    return left + (std::log10(v) - lx0) / std::max(lx1 - lx0, 1.0) * (w - left - right);
+  };
+  auto Y = [&](double v) {
+    return h - bottom - (std::log10(v) - ly0) / std::max(ly1 - ly0, 1.0) * (h - topm - bottom);
+  };
+  s << "<g stroke=\"#ddd\">\n";
+  for (double e = lx0; e <= std::max(lx1, lx0 + 1); ++e) {
+    const double x = X(std::pow(10, e));
+    s << "<line x1=\"" << x << "\" y1=\"" << topm << "\" x2=\"" << x << "\" y2=\"" << h - bottom
+      << "\"/>\n";
+  }
+  for (double e = ly0; e <= std::max(ly1, ly0 + 1); ++e) {
+    const double y = Y(std::pow(10, e));
+    s << "<line x1=\"" << left << "\" y1=\"" << y << "\" x2=\"" << w - right << "\" y2=\"" << y
+      << "\"/>\n";
+  }
+  s << "</g>\n";
+  for (double e = lx0; e <= std::max(lx1, lx0 + 1); ++e)
+    s << "<text x=\"" << X(std::pow(10, e)) << "\" y=\"" << h - bottom + 18
+      << "\" text-anchor=\"middle\">" << F("%g", std::pow(10, e)) << "</text>\n";
+  for (double e = ly0; e <= std::max(ly1, ly0 + 1); ++e)
+    s << "<text x=\"" << left - 6 << "\" y=\"" << Y(std::pow(10, e)) + 4
+      << "\" text-anchor=\"end\">$" << F("%g", std::pow(10, e)) << "</text>\n";
+  s << "<text x=\"" << (left + w - right) / 2 << "\" y=\"" << h - 15
+    << "\" text-anchor=\"middle\">seconds per epoch (log)</text>\n"
+    << "<text x=\"20\" y=\"" << (topm + h - bottom) / 2 << "\" transform=\"rotate(-90 20 "
+    << (topm + h - bottom) / 2 << ")\" text-anchor=\"middle\">dollars per epoch (log)</text>\n";
+  std::vector<const pricing::RankedOffer*> front;
+  for (const auto& o : r.ranked)
+    if (o.pareto) front.push_back(&o);
+  std::sort(front.begin(), front.end(),
+            [](auto* a, auto* b) { return a->epoch < b->epoch; });
+  s << "<polyline fill=\"none\" stroke=\"#d62728\" stroke-width=\"1.5\" points=\"";
+  for (auto* o : front) s << X(o->epoch.seconds()) << "," << Y(o->usd_per_epoch.value()) << " ";
+  s << "\"/>\n";
+  for (size_t i = r.ranked.size(); i-- > 0;) {
+    const auto& o = r.ranked[i];
+    const char* color = o.gpus > 0 ? "#1f77b4" : "#2ca02c";
+    s << "<circle cx=\"" << X(o.epoch.seconds()) << "\" cy=\"" << Y(o.usd_per_epoch.value())
+      << "\" r=\"" << (o.pareto ? 5 : 3) << "\" fill=\"" << color << "\" fill-opacity=\""
+      << (o.pareto ? 1.0 : 0.35) << "\"><title>" << Escape(o.machine + " " + o.offer.region + " " +
+                                                           Kind(o))
+      << "</title></circle>\n";
+  }
+  for (size_t i = 0; i < r.ranked.size(); ++i) {
+    const auto& o = r.ranked[i];
+    if (!o.pareto && static_cast<int>(i) >= labels) continue;
+    s << "<text x=\"" << X(o.epoch.seconds()) + 7 << "\" y=\"" << Y(o.usd_per_epoch.value()) - 5
+      << "\" font-size=\"11\">" << Escape(o.offer.instance.name + " (" + Kind(o) + ")")
+      << "</text>\n";
+  }
+  s << "<text x=\"" << w - right << "\" y=\"" << topm - 8 << "\" text-anchor=\"end\" "
+       "font-size=\"11\"><tspan fill=\"#1f77b4\">● GPU</tspan>  <tspan fill=\"#2ca02c\">● CPU"
+       "</tspan>  <tspan fill=\"#d62728\">— Pareto front</tspan></text>\n</svg>\n";
+  return s.str();
+}
+
+}  // namespace epochcost::cli

@@ -1,0 +1,19 @@
+// Views of a recommendation, computed once by pricing::Recommend: a table, JSON, CSV and an SVG
+// scatter of seconds per epoch against dollars per epoch with the Pareto front.
+#ifndef EPOCHCOST_CLI_RECOMMEND_VIEWS_H_
+#define EPOCHCOST_CLI_RECOMMEND_VIEWS_H_
+
+#include <string>
+
+#include "pricing/recommender.h"
+
+namespace epochcost::cli {
+
+std::string RecommendTable(const pricing::Recommendation& r, int top, double epochs);
+std::string RecommendJson(const pricing::Recommendation& r, int top);
+std::string RecommendCsv(const pricing::Recommendation& r, int top);
+std::string RecommendSvg(const pricing::Recommendation& r, const std::string& title, int labels);
+
+}  // namespace epochcost::cli
+
+#endif  // EPOCHCOST_CLI_RECOMMEND_VIEWS_H_

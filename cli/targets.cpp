@@ -1,0 +1,175 @@
+#include "cli/targets.h"
+
+#include <algorithm>
+#include <cctype>
+#include <cmath>
+
+namespace epochcost::cli {
+namespace {
+
+std::string Lower(std::string s) {
+  for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
+  return s;
+}
+
+ReferenceDevice Reference(const profiler::Fingerprint& d,
+                          const std::vector<profiler::StoredMeasurement>& ms, int threads) {
+  ReferenceDevice r;
+  r.name = d.model;
+  for (const profiler::StoredMeasurement& m : ms) {
+    if (m.threads != threads) continue;
+    Result<OpSignature> sig = OpSignature::Parse(m.signature);
+    if (!sig.ok()) continue;
+    r.ops.push_back({*sig, m.measurement.median});
+    r.date = std::max(r.date, m.measured_at);
+  }
+  return r;
+}
+
+Seconds Fastest(const ReferenceDevice& r) {
+  Seconds best;
+  for (const MeasuredOp& m : r.ops)
+    if (best.seconds() == 0 || m.median < best) best = m.median;
+  return best;
+}
+
+}  // namespace
+
+Result<GpuSpec> SpecOfGpuModel(const std::string& model) {
+  Result<std::vector<GpuSpec>> all = Gpus();
+  if (!all.ok()) return all.status();
+  // The longest short name the model string contains, e.g. "H100" in "NVIDIA H100 80GB HBM3";
+  // a memory size in the string picks between the 40 and 80 GB rows.
+  const std::string m = Lower(model);
+  const GpuSpec* best = nullptr;
+  for (const GpuSpec& g : *all) {
+    if (g.short_name.empty()) continue;
+    std::string key = Lower(g.short_name);
+    const size_t dash = key.find('-');
+    const std::string base = key.substr(0, dash);
+    if (m.find(base) == std::string::npos) continue;
+    if (dash != std::string::npos && m.find(key.substr(dash + 1)) == std::string::npos) continue;
+    if (!best || g.short_name.size() > best->short_name.size()) best = &g;
+  }
+  if (!best)
+    return Status::NotFound("GPU '" + model + "' has no row in data/hardware/gpus.csv");
+  return *best;
+}
+
+Result<References> LoadReferences(const profiler::ProfileStore& store) {
+  Result<std::vector<profiler::Fingerprint>> devices = store.Devices();
+  if (!devices.ok()) return devices.status();
+  References refs;
+  size_t best_cpu = 0, best_gpu = 0;
+  for (const profiler::Fingerprint& d : *devices) {
+    Result<std::vector<profiler::StoredMeasurement>> ms = store.Measurements(d);
+    if (!ms.ok()) return ms.status();
+    Result<std::vector<profiler::Microbenchmark>> bs = store.Microbenchmarks(d);
+    if (!bs.ok()) return bs.status();
+    auto bench = [&](const std::string& name, int threads) {
+      for (const auto& b : *bs)
+        if (b.name == name && b.threads == threads) return b.value;
+      return 0.0;
+    };
+    if (d.kind == "gpu") {
+      Result<GpuSpec> spec = SpecOfGpuModel(d.model);
+      if (!spec.ok()) continue;  // a GPU the tables lack cannot lend its efficiency
+      ReferenceDevice r = Reference(d, *ms, 1);
+      if (r.ops.size() <= best_gpu) continue;
+      best_gpu = r.ops.size();
+      r.roofline = GpuRoofline(*spec);
+      r.roofline.latency = Fastest(r);
+      refs.gpu = GpuReference{r, Seconds::FromSeconds(bench("dispatch_seconds", 1))};
+    } else {
+      ReferenceDevice r = Reference(d, *ms, 1);
+      const double peak = bench("peak_gemm_flops", 1), triad = bench("triad_bytes_per_second", 1);
+      if (r.ops.size() <= best_cpu || peak <= 0 || triad <= 0) continue;
+      best_cpu = r.ops.size();
+      r.roofline.kind = DeviceKind::kCpu;
+      r.roofline.fp32 = FlopsPerSecond::FromFlopsPerSecond(peak);
+      r.roofline.bandwidth = BytesPerSecond::FromBytesPerSecond(triad);
+      r.roofline.latency = Fastest(r);
+      std::map<int, std::vector<MeasuredOp>> sweeps;
+      for (int t : {2, 4, 8, 16, 32, 64}) {
+        ReferenceDevice at = Reference(d, *ms, t);
+        if (!at.ops.empty()) sweeps[t] = at.ops;
+      }
+      refs.cpu = CpuReference{r, FitUslPerClass(r.ops, sweeps),
+                              BytesPerSecond::FromBytesPerSecond(triad),
+                              Seconds::FromSeconds(bench("dispatch_seconds", 1))};
+    }
+  }
+  return refs;
+}
+
+Result<Machine> MachineOf(const catalog::InstanceType& t) {
+  Machine m;
+  m.name = t.provider + ":" + t.name;
+  m.vcpus = t.vcpus;
+  m.smt = t.arch != "arm64";
+  m.host_memory = Bytes::FromGiB(t.memory_gib);
+  if (!t.cpu_family.empty()) {
+    Result<CpuSpec> cpu = FindCpu(t.cpu_family);
+    if (cpu.ok()) m.cpu = *cpu;
+  }
+  if (!t.gpu.empty() && t.gpu_count > 0) {
+    Result<GpuSpec> gpu = FindGpu(t.gpu);
+    if (!gpu.ok()) return gpu.status().WithContext(m.name);
+    m.gpu = *gpu;
+    m.gpus = static_cast<int>(std::max(1.0, std::floor(t.gpu_count)));
+  }
+  return m;
+}
+
+Result<Machine> ResolveTarget(const std::string& target, const catalog::CatalogStore& catalog,
+                              int gpus) {
+  const size_t colon = target.find(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == target.size())
+    return Status::InvalidArgument("--on " + target +
+                                   ": expected local-cpu, local-gpu, gpu:NAME, "
+                                   "cpu:FAMILY:VCPUS or PROVIDER:INSTANCE");
+  const std::string head = target.substr(0, colon), rest = target.substr(colon + 1);
+  Machine m;
+  m.name = target;
+  if (head == "gpu") {
+    Result<GpuSpec> g = FindGpu(rest);
+    if (!g.ok()) return g.status().WithContext("--on");
+    m.gpu = *g;
+    m.gpus = gpus > 0 ? gpus : 1;
+    m.vcpus = 8.0 * m.gpus;  // a host of ordinary size; instances give their own
+    return m;
+  }
+  if (head == "cpu") {
+    const size_t last = rest.rfind(':');
+    if (last == std::string::npos)
+      return Status::InvalidArgument("--on " + target + ": expected cpu:FAMILY:VCPUS");
+    Result<CpuSpec> c = FindCpu(rest.substr(0, last));
+    if (!c.ok()) return c.status().WithContext("--on");
+    char* end = nullptr;
+    const std::string n = rest.substr(last + 1);
+    const double vcpus = std::strtod(n.c_str(), &end);
+    if (n.empty() || *end != '\0' || vcpus < 1 || vcpus > 4096)
+      return Status::InvalidArgument("--on " + target + ": '" + n +
+                                     "' is not a vCPU count from 1 to 4096");
+    m.cpu = *c;
+    m.vcpus = vcpus;
+    m.smt = c->vendor != "AWS";
+    return m;
+  }
+  catalog::OfferFilter f;
+  f.cloud = head;
+  f.instance = rest;
+  Result<std::vector<catalog::Offer>> offers = catalog.Offers(f);
+  if (!offers.ok()) return offers.status();
+  if (offers->empty())
+    return Status::NotFound("--on " + target + ": no instance '" + rest + "' of provider '" +
+                            head + "' in the catalog (see `epochcost catalog list`)");
+  Result<Machine> out = MachineOf(offers->front().instance);
+  if (!out.ok()) return out.status();
+  if (gpus > 0 && out->gpus > 0 && gpus != out->gpus)
+    return Status::InvalidArgument("--gpus " + std::to_string(gpus) + ": " + target + " has " +
+                                   std::to_string(out->gpus) + " GPUs");
+  return out;
+}
+
+}  // namespace epochcost::cli

@@ -1,0 +1,33 @@
+// Wiring between the stores and the engine's cross-device model: the measured references a
+// profile store holds, and the machine a `--on` target names.
+#ifndef EPOCHCOST_CLI_TARGETS_H_
+#define EPOCHCOST_CLI_TARGETS_H_
+
+#include <string>
+
+#include "catalog/store.h"
+#include "engine/machine.h"
+#include "profiler/profile_store.h"
+
+namespace epochcost::cli {
+
+// The store's CPU and GPU with the most measurements (at the given precision's dtype and at one
+// thread), as references for scaling. A GPU reference needs a spec-table row for its model
+// (matched by name); a CPU reference uses its measured 1-thread peak GEMM and triad bandwidth.
+Result<References> LoadReferences(const profiler::ProfileStore& store);
+
+// The spec-table row of a GPU named as drivers name them ("NVIDIA H100 80GB HBM3").
+Result<GpuSpec> SpecOfGpuModel(const std::string& model);
+
+// The hardware of a catalog instance type (cpu family of its host, GPUs).
+Result<Machine> MachineOf(const catalog::InstanceType& t);
+
+// `gpu:NAME` (a gpus.csv short name), `cpu:FAMILY:VCPUS` (a cpus.csv family), or
+// `PROVIDER:INSTANCE` from the catalog (`aws:p2.xlarge`, `gcp:n1-standard-1+K80`).
+// `gpus` > 0 overrides a spec target's GPU count.
+Result<Machine> ResolveTarget(const std::string& target, const catalog::CatalogStore& catalog,
+                              int gpus);
+
+}  // namespace epochcost::cli
+
+#endif  // EPOCHCOST_CLI_TARGETS_H_

@@ -1,0 +1,231 @@
+#include "engine/machine.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdio>
+#include <map>
+
+#include "engine/analysis.h"
+
+namespace epochcost {
+namespace {
+
+bool IsBackward(OpKind k) {
+  switch (k) {
+    case OpKind::kConvBwdData:
+    case OpKind::kConvBwdWeights:
+    case OpKind::kInnerProductBwdData:
+    case OpKind::kInnerProductBwdWeights:
+    case OpKind::kPoolBwd:
+    case OpKind::kBatchNormBwd:
+    case OpKind::kLayerNormBwd:
+    case OpKind::kEltwiseBwd:
+    case OpKind::kSoftmaxBwd:
+    case OpKind::kDropoutBwd:
+    case OpKind::kRnnBwd:
+    case OpKind::kEmbeddingBwd:
+      return true;
+    default:
+      return false;
+  }
+}
+
+// The sources of a step's ops in one phrase: the single source when all agree, else the most
+// expensive op's, "and others".
+std::string Summarise(const EpochPrediction& p) {
+  if (p.ops.empty()) return "";
+  std::string first = p.ops.front().source;
+  for (const OpTiming& t : p.ops)
+    if (t.source != first) return first + " and others";
+  return first;
+}
+
+}  // namespace
+
+Result<const LoweredStep*> LoweringCache::Get(const Model& model,
+                                             const LoweringOptions& o) {
+  char key[160];
+  std::snprintf(key, sizeof key, "%lld|%d|%d|%d|%d|%d", static_cast<long long>(o.batch),
+                static_cast<int>(o.precision), static_cast<int>(o.optimizer),
+                static_cast<int>(o.rnn), o.framework_reorders ? 1 : 0,
+                o.separate_conv_bias ? 1 : 0);
+  if (auto it = steps_.find(key); it != steps_.end()) return &it->second;
+  LoweredStep s;
+  Result<StepOps> train = Lower(model, o);
+  if (!train.ok()) return train.status();
+  LoweringOptions eval = o;
+  eval.training = false;
+  Result<StepOps> ev = Lower(model, eval);
+  if (!ev.ok()) return ev.status();
+  s.train = std::move(*train);
+  s.eval = std::move(*ev);
+  Result<TrainingMemory> m = MemoryForTraining(model, o);
+  if (!m.ok()) return m.status();
+  s.memory = *m;
+  LoweringOptions plus = o;
+  plus.batch = o.batch + 1;
+  Result<TrainingMemory> m1 = MemoryForTraining(model, plus);
+  if (!m1.ok()) return m1.status();
+  s.memory_per_sample = (m1->total() - m->total()).value();
+  Result<ModelReport> report = Analyze(model, {.batch = o.batch, .precision = o.precision});
+  if (!report.ok()) return report.status();
+  s.trainable_params = report->total.trainable_params;
+  // The input layers' tensors (ids or features) at the device batch.
+  for (const LayerReport& l : report->layers)
+    if (l.kind == LayerKind::kInput)
+      s.input += BytesOf(static_cast<double>(l.output.elements()) * o.batch, l.dtype);
+  return &steps_.emplace(key, std::move(s)).first->second;
+}
+
+Usl UslPrior() { return {.alpha = 0.02, .beta = 0.0005, .how = "prior"}; }
+
+std::array<Usl, 4> FitUslPerClass(const std::vector<MeasuredOp>& one_thread,
+                                  const std::map<int, std::vector<MeasuredOp>>& at_threads) {
+  std::map<std::string, Seconds> base;
+  for (const MeasuredOp& m : one_thread) base[m.signature.ToString()] = m.median;
+  std::array<std::vector<SpeedupPoint>, 4> points;
+  for (const auto& [n, ops] : at_threads) {
+    if (n <= 1) continue;
+    std::array<Seconds, 4> t1, tn;
+    for (const MeasuredOp& m : ops) {
+      auto it = base.find(m.signature.ToString());
+      if (it == base.end()) continue;
+      const int c = static_cast<int>(ClassOf(m.signature.kind));
+      t1[c] += it->second;
+      tn[c] += m.median;
+    }
+    for (int c = 0; c < 4; ++c)
+      if (tn[c].seconds() > 0) points[c].push_back({static_cast<double>(n), t1[c] / tn[c]});
+  }
+  std::array<Usl, 4> out;
+  for (int c = 0; c < 4; ++c) out[c] = FitUsl(points[c], UslPrior());
+  return out;
+}
+
+Result<MachinePrediction> PredictOnMachine(const Model& model, LoweringOptions options,
+                                           const Machine& machine, const References& refs,
+                                           const MachineSettings& settings) {
+  MachinePrediction out;
+  const bool gpu = machine.gpu.has_value() && machine.gpus > 0;
+  const int64_t global_batch = options.batch;
+  const int n = gpu ? machine.gpus : 1;
+  options.batch = (global_batch + n - 1) / n;
+  out.device_batch = options.batch;
+
+  TargetDevice target;
+  ReferenceDevice reference;
+  Seconds overhead;
+  if (gpu) {
+    target.roofline = GpuRoofline(*machine.gpu);
+    if (refs.gpu) {
+      reference = refs.gpu->device;
+      target.roofline.latency = reference.roofline.latency;
+      overhead = refs.gpu->dispatch;
+    } else {
+      target.roofline.latency = DefaultLatency(DeviceKind::kGpu);
+      overhead = DefaultLatency(DeviceKind::kGpu);
+    }
+    if (!target.roofline.Supports(options.precision))
+      return Status::Unsupported(machine.name + ": the " + target.roofline.name + " has no " +
+                                 std::string(DTypeName(options.precision)) + " arithmetic");
+  } else {
+    if (!machine.cpu)
+      return Status::NotFound(machine.name + ": no CPU family known for this machine");
+    if (options.precision == DType::kTFloat32)
+      return Status::Unsupported(machine.name + ": tf32 is a GPU precision");
+    const double vcpus = std::max(1.0, machine.vcpus);
+    const double physical = machine.smt ? std::max(1.0, vcpus / 2) : vcpus;
+    out.threads = machine.smt && vcpus >= 2 ? physical * (1 + kHyperthreadGain) : physical;
+    target.cores = out.threads;
+    BytesPerSecond per_core;
+    if (refs.cpu) {
+      reference = refs.cpu->device;
+      per_core = refs.cpu->per_core_bandwidth;
+      target.usl = refs.cpu->usl;
+      overhead = refs.cpu->dispatch;
+      target.roofline = CpuRoofline(*machine.cpu, out.threads, per_core);
+      target.roofline.latency = reference.roofline.latency;
+    } else {
+      // Without a measured CPU: the socket's bandwidth shared by its cores is unknown, so a
+      // core gets the whole socket's, capped by the socket total.
+      per_core = machine.cpu->memory_bandwidth_per_socket;
+      target.usl.fill(UslPrior());
+      overhead = DefaultLatency(DeviceKind::kCpu);
+      target.roofline = CpuRoofline(*machine.cpu, out.threads, per_core);
+      target.roofline.latency = DefaultLatency(DeviceKind::kCpu);
+    }
+    if (target.roofline.fp32.value() <= 0 || target.roofline.bandwidth.value() <= 0)
+      return Status::NotFound(machine.name + ": data/hardware/cpus.csv lacks the peak rate or "
+                              "memory bandwidth of " + machine.cpu->family);
+  }
+  if (settings.per_op_overhead) overhead = *settings.per_op_overhead;
+
+  LoweringCache local;
+  Result<const LoweredStep*> lowered =
+      (settings.cache ? settings.cache : &local)->Get(model, options);
+  if (!lowered.ok()) return lowered.status();
+  const LoweredStep& step = **lowered;
+
+  const ScaledTimes times(reference, target);
+  EpochOptions eo{.threads = 1,
+                  .per_op_overhead = overhead,
+                  .dispatch_overlaps = gpu,
+                  .samples = settings.samples,
+                  .val_samples = settings.val_samples};
+  // Steps are counted at the global batch; each device runs its share of it.
+  EpochPrediction p = PredictEpoch(step.train, step.eval, options.batch, times, eo);
+  p.steps_per_epoch = (settings.samples + global_batch - 1) / global_batch;
+  p.eval_steps = settings.val_samples > 0 ? (settings.val_samples + global_batch - 1) / global_batch
+                                          : 0;
+  out.compute_step = p.step;
+
+  if (gpu) {
+    // Gradients in the step's storage precision; NVLink where the GPU has it, else PCIe.
+    const DType storage =
+        options.precision == DType::kTFloat32 ? DType::kFloat32 : options.precision;
+    const Bytes grads = BytesOf(static_cast<double>(step.trainable_params), storage);
+    const BytesPerSecond link =
+        machine.gpu->nvlink.value() > 0 ? machine.gpu->nvlink : machine.gpu->pcie;
+    if (n > 1 && link.value() <= 0)
+      return Status::NotFound(machine.name + ": no interconnect bandwidth for " +
+                              machine.gpu->name + " in data/hardware/gpus.csv");
+    out.allreduce = RingAllReduce(grads, n, link, kAllReduceHopLatency);
+    Seconds backward;
+    for (const OpTiming& t : p.ops)
+      if (IsBackward(t.signature.kind)) backward += t.total;
+    out.exposed_allreduce = std::max(Seconds(), out.allreduce - backward);
+    // The host: input bytes of a device batch prepared on the vCPUs left after the one that
+    // dispatches, then copied over PCIe to each GPU.
+    const Bytes input = step.input;
+    const BytesPerSecond host_bw = refs.cpu ? refs.cpu->per_core_bandwidth
+                                            : BytesPerSecond::FromGBps(10);
+    const Seconds prepare = input * static_cast<double>(n) / host_bw;
+    const double helpers = std::max(0.0, machine.vcpus - 1);
+    const Seconds copy = machine.gpu->pcie.value() > 0 ? input / machine.gpu->pcie : Seconds();
+    Seconds step = p.step + out.exposed_allreduce;
+    if (helpers < 1)
+      step += prepare;
+    else
+      step = std::max(step, prepare / helpers);
+    out.input_step = prepare + copy;
+    p.step = step + copy;
+  }
+  p.epoch = p.step * static_cast<double>(p.steps_per_epoch) +
+            p.eval_step * static_cast<double>(p.eval_steps);
+  out.source = Summarise(p);
+  out.epoch = std::move(p);
+
+  out.memory = step.memory;
+  out.capacity = gpu ? machine.gpu->memory : machine.host_memory;
+  if (out.capacity.value() > 0) {
+    out.fits = out.memory.total() <= out.capacity;
+    const double spare = (out.capacity - out.memory.total()).value();
+    const double per = step.memory_per_sample;
+    out.largest_batch =
+        per <= 0 ? 0
+                 : std::max<int64_t>(0, options.batch + static_cast<int64_t>(std::floor(spare / per))) * n;
+  }
+  return out;
+}
+
+}  // namespace epochcost

@@ -1,0 +1,111 @@
+// Training time of a model on a whole machine, measured or not: a CPU-only instance (vCPUs of a
+// CPU family) or GPUs attached to a host. Op times come from ScaledTimes (engine/scaled_times.h)
+// built on the measured reference of the same kind; on top of them:
+// - CPUs: the vCPUs' effective cores (a hyperthread adds a fraction of a core) and the USL per op
+//   class;
+// - GPUs: data parallel over n GPUs, each running batch/n, with a ring all-reduce of the
+//   gradients over NVLink (or PCIe) that overlaps the backward pass; the host queues every op
+//   (per-op overhead, overlapping the kernels) and prepares the input batch on its vCPUs (on one
+//   vCPU, after the dispatch, not beside it), then copies it to the GPUs over PCIe;
+// - memory per device, with the reason when the model does not fit and the largest batch that
+//   does.
+// docs/cross-device.md gives the formulas and the priors.
+#ifndef EPOCHCOST_ENGINE_MACHINE_H_
+#define EPOCHCOST_ENGINE_MACHINE_H_
+
+#include <map>
+#include <optional>
+#include <string>
+
+#include "engine/memory.h"
+#include "engine/scaled_times.h"
+
+namespace epochcost {
+
+struct Machine {
+  std::string name;  // "aws:p2.xlarge", "gpu:P100", "cpu:Skylake-SP (...):16"
+  std::optional<GpuSpec> gpu;
+  int gpus = 0;
+  std::optional<CpuSpec> cpu;  // the host's, where known
+  double vcpus = 0;
+  bool smt = true;   // vCPUs are hyperthreads (two per core); false on Graviton
+  Bytes host_memory;  // 0: unknown (not checked)
+};
+
+// A measured CPU: 1-thread op times, USL per op class, per-core memory bandwidth, per-op
+// dispatch. A measured GPU: op times and the per-op launch overhead.
+struct CpuReference {
+  ReferenceDevice device;
+  std::array<Usl, 4> usl;
+  BytesPerSecond per_core_bandwidth;
+  Seconds dispatch;
+};
+struct GpuReference {
+  ReferenceDevice device;
+  Seconds dispatch;
+};
+struct References {
+  std::optional<CpuReference> cpu;
+  std::optional<GpuReference> gpu;
+};
+
+// Lowerings, memory and largest batch depend on the model, lowering options and device batch
+// only, not on the machine: a recommender evaluating hundreds of machines computes them once.
+struct LoweredStep {
+  StepOps train, eval;
+  TrainingMemory memory;
+  double memory_per_sample = 0;  // bytes; memory is linear in the batch
+  int64_t trainable_params = 0;
+  Bytes input;  // the first layer's output at the device batch (the input batch)
+};
+class LoweringCache {
+ public:
+  Result<const LoweredStep*> Get(const Model& model, const LoweringOptions& options);
+
+ private:
+  std::map<std::string, LoweredStep> steps_;
+};
+
+struct MachineSettings {
+  int64_t samples = 0;
+  int64_t val_samples = 0;
+  std::optional<Seconds> per_op_overhead;  // overrides the reference's dispatch cost
+  LoweringCache* cache = nullptr;           // optional
+};
+
+// The fraction of a core a second hyperthread adds, and the per-hop latency of an all-reduce
+// (documented priors, docs/cross-device.md).
+inline constexpr double kHyperthreadGain = 0.25;
+inline constexpr Seconds kAllReduceHopLatency = Seconds::FromMicroseconds(10);
+// USL prior for op classes a reference could not fit (docs/cross-device.md).
+Usl UslPrior();
+
+struct MachinePrediction {
+  EpochPrediction epoch;    // step = per-device compute + exposed all-reduce + host effects
+  int64_t device_batch = 0;  // the batch each GPU (or the CPU) runs
+  double threads = 0;        // CPU: effective cores
+  Seconds compute_step;      // the ops on one device (with per-op overhead)
+  Seconds allreduce;         // gradient all-reduce, and what the backward pass does not hide
+  Seconds exposed_allreduce;
+  Seconds input_step;        // host input preparation and host-to-device copy per step
+  TrainingMemory memory;     // per device
+  Bytes capacity;            // per device (0: unknown)
+  bool fits = true;
+  int64_t largest_batch = 0;  // global (all devices), 0 when unknown
+  std::string source;         // "scaled from DEVICE (DATE)", "analytic", or mixed
+};
+
+// USL per op class from a CPU's thread sweep: for each class, the speedup at n threads is the
+// class's summed 1-thread time over its summed n-thread time, on the signatures measured at both.
+std::array<Usl, 4> FitUslPerClass(const std::vector<MeasuredOp>& one_thread,
+                                  const std::map<int, std::vector<MeasuredOp>>& at_threads);
+
+// Whole-machine prediction. `options.batch` is the global batch. Errors: a precision the device
+// lacks, a model the lowering refuses.
+Result<MachinePrediction> PredictOnMachine(const Model& model, LoweringOptions options,
+                                           const Machine& machine, const References& refs,
+                                           const MachineSettings& settings);
+
+}  // namespace epochcost
+
+#endif  // EPOCHCOST_ENGINE_MACHINE_H_

@@ -1,0 +1,54 @@
+#include "engine/memory.h"
+
+#include <algorithm>
+#include <cmath>
+
+#include "engine/analysis.h"
+
+namespace epochcost {
+
+int OptimizerStateArrays(Optimizer o) {
+  switch (o) {
+    case Optimizer::kSgd:
+      return 0;
+    case Optimizer::kMomentum:
+    case Optimizer::kRmsprop:
+      return 1;
+    case Optimizer::kAdam:
+    case Optimizer::kAdadelta:
+      return 2;
+  }
+  return 0;
+}
+
+Result<TrainingMemory> MemoryForTraining(const Model& model, const LoweringOptions& options) {
+  Result<ModelReport> r = Analyze(model, {.batch = options.batch, .precision = options.precision});
+  if (!r.ok()) return r.status();
+  const DType storage =
+      options.precision == DType::kTFloat32 ? DType::kFloat32 : options.precision;
+  TrainingMemory m;
+  m.weights = BytesOf(static_cast<double>(r->total.params()), storage);
+  m.gradients = BytesOf(static_cast<double>(r->total.trainable_params), storage);
+  m.optimizer_state = m.gradients * OptimizerStateArrays(options.optimizer);
+  m.activations = r->total.saved_bytes;
+  Result<StepOps> ops = Lower(model, options);
+  if (!ops.ok()) return ops.status();
+  for (const StepOp& op : ops->ops) m.workspace = std::max(m.workspace, op.signature.bytes());
+  return m;
+}
+
+Result<int64_t> LargestBatch(const Model& model, LoweringOptions options, Bytes capacity) {
+  options.batch = 1;
+  Result<TrainingMemory> one = MemoryForTraining(model, options);
+  if (!one.ok()) return one.status();
+  options.batch = 2;
+  Result<TrainingMemory> two = MemoryForTraining(model, options);
+  if (!two.ok()) return two.status();
+  const double per_sample = (two->total() - one->total()).value();
+  const double fixed = one->total().value() - per_sample;
+  if (one->total() > capacity) return int64_t{0};
+  if (per_sample <= 0) return int64_t{1} << 30;
+  return static_cast<int64_t>(std::floor((capacity.value() - fixed) / per_sample));
+}
+
+}  // namespace epochcost

@@ -1,0 +1,35 @@
+// Training memory per device: weights + gradients + optimizer state (in the step's precision,
+// as the model is converted whole) + the activations the forward pass keeps for the backward
+// pass, at the batch each device runs + workspace (the largest single op's operands, a scratch
+// that the library may ask for). Linear in the batch, so the largest batch that fits follows
+// from two evaluations.
+#ifndef EPOCHCOST_ENGINE_MEMORY_H_
+#define EPOCHCOST_ENGINE_MEMORY_H_
+
+#include "engine/lowering.h"
+#include "engine/model.h"
+
+namespace epochcost {
+
+struct TrainingMemory {
+  Bytes weights;
+  Bytes gradients;
+  Bytes optimizer_state;
+  Bytes activations;
+  Bytes workspace;
+  Bytes total() const { return weights + gradients + optimizer_state + activations + workspace; }
+};
+
+// Arrays of optimizer state per parameter: 0 for SGD, 1 for momentum and RMSprop, 2 for Adam and
+// Adadelta.
+int OptimizerStateArrays(Optimizer o);
+
+Result<TrainingMemory> MemoryForTraining(const Model& model, const LoweringOptions& options);
+
+// The largest batch per device whose memory is at most `capacity` (0 when not even one sample
+// fits).
+Result<int64_t> LargestBatch(const Model& model, LoweringOptions options, Bytes capacity);
+
+}  // namespace epochcost
+
+#endif  // EPOCHCOST_ENGINE_MEMORY_H_

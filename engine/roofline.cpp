@@ -1,0 +1,95 @@
+#include "engine/roofline.h"
+
+#include <algorithm>
+
+namespace epochcost {
+
+OpClass ClassOf(OpKind kind) {
+  switch (kind) {
+    case OpKind::kConvFwd:
+    case OpKind::kConvBwdData:
+    case OpKind::kConvBwdWeights:
+      return OpClass::kConv;
+    case OpKind::kInnerProductFwd:
+    case OpKind::kInnerProductBwdData:
+    case OpKind::kInnerProductBwdWeights:
+    case OpKind::kMatMul:
+      return OpClass::kGemm;
+    case OpKind::kRnnFwd:
+    case OpKind::kRnnBwd:
+      return OpClass::kRnn;
+    default:
+      return OpClass::kMemory;
+  }
+}
+
+std::string_view OpClassName(OpClass c) {
+  switch (c) {
+    case OpClass::kGemm:
+      return "gemm";
+    case OpClass::kConv:
+      return "conv";
+    case OpClass::kRnn:
+      return "rnn";
+    case OpClass::kMemory:
+      return "memory";
+  }
+  return "?";
+}
+
+FlopsPerSecond Roofline::Peak(const OpSignature& sig) const {
+  if (ClassOf(sig.kind) == OpClass::kMemory) return fp32;
+  FlopsPerSecond tensor;
+  switch (sig.dtype) {
+    case DType::kTFloat32:
+      tensor = tf32_tensor;
+      break;
+    case DType::kBFloat16:
+      tensor = bf16_tensor;
+      break;
+    case DType::kFloat16:
+      tensor = fp16_tensor;
+      break;
+    default:
+      break;
+  }
+  return std::max(tensor, fp32);
+}
+
+bool Roofline::Supports(DType precision) const {
+  if (kind == DeviceKind::kCpu) return precision != DType::kTFloat32;
+  if (precision == DType::kTFloat32) return tf32_tensor.value() > 0;
+  if (precision == DType::kBFloat16) return bf16_tensor.value() > 0;
+  return true;
+}
+
+Seconds Roofline::Bound(const OpSignature& sig) const {
+  const Seconds compute = sig.flops() / Peak(sig);
+  const Seconds memory = sig.bytes() / bandwidth;
+  return std::max(compute, memory);
+}
+
+Roofline GpuRoofline(const GpuSpec& g) {
+  Roofline r;
+  r.kind = DeviceKind::kGpu;
+  r.name = g.short_name.empty() ? g.name : g.short_name;
+  r.fp32 = g.fp32;
+  r.tf32_tensor = g.tf32_tensor;
+  r.fp16_tensor = g.fp16_tensor;
+  r.bf16_tensor = g.bf16_tensor;
+  r.bandwidth = g.memory_bandwidth;
+  return r;
+}
+
+Roofline CpuRoofline(const CpuSpec& c, double cores, BytesPerSecond per_core, int sockets) {
+  Roofline r;
+  r.kind = DeviceKind::kCpu;
+  r.name = c.family;
+  r.fp32 = FlopsPerSecond::FromGflops(c.fp32_flop_per_cycle_per_core * c.all_core_ghz * cores);
+  r.bandwidth = per_core * cores;
+  const BytesPerSecond total = c.memory_bandwidth_per_socket * sockets;
+  if (total.value() > 0) r.bandwidth = std::min(r.bandwidth, total);
+  return r;
+}
+
+}  // namespace epochcost

@@ -1,0 +1,74 @@
+// Op times on a device that was not measured, from one that was (DESIGN.md, "Scaling to an
+// unmeasured device"). An op measured on the reference in time t has efficiency
+// e = bound_ref / (t − latency_ref), its roofline time there over the time it took beyond the
+// device's latency floor; on the target it takes latency_tgt + bound_tgt / e. An op the reference
+// did not measure borrows the efficiency of the reference's nearest measured op of the same kind
+// and precision (FLOPs and bytes closest in log scale), else the median efficiency of its op
+// class there, else a documented default (analytic). On a CPU target with n cores the time is
+// further divided by the Universal Scalability Law's speedup(n)/n for the op's class. Same-kind
+// devices only: a GPU is scaled from a GPU, a CPU from a CPU. Every time names its source.
+#ifndef EPOCHCOST_ENGINE_SCALED_TIMES_H_
+#define EPOCHCOST_ENGINE_SCALED_TIMES_H_
+
+#include <array>
+#include <map>
+#include <string>
+#include <vector>
+
+#include "engine/parallel.h"
+#include "engine/roofline.h"
+#include "engine/step_time.h"
+
+namespace epochcost {
+
+struct MeasuredOp {
+  OpSignature signature;
+  Seconds median;
+};
+
+// A measured device: its roofline at the thread count its times were taken with (one thread on a
+// CPU), and those times.
+struct ReferenceDevice {
+  std::string name;  // fingerprint model, "NVIDIA H100 80GB HBM3"
+  std::string date;  // when it was measured
+  Roofline roofline;
+  std::vector<MeasuredOp> ops;
+};
+
+struct TargetDevice {
+  Roofline roofline;  // at the cores it uses (CPU) or the whole device (GPU)
+  double cores = 1;   // effective cores (CPU; hyperthreads count part of a core), 1 on a GPU
+  std::array<Usl, 4> usl;  // per OpClass (CPU)
+};
+
+// Efficiencies used when a reference has nothing to lend (docs/cross-device.md).
+double DefaultEfficiency(DeviceKind kind, OpClass c);
+Seconds DefaultLatency(DeviceKind kind);
+
+class ScaledTimes : public OpTimeSource {
+ public:
+  // `reference` may hold no ops (then every time is analytic).
+  ScaledTimes(ReferenceDevice reference, TargetDevice target);
+  std::optional<OpTime> Find(const OpSignature& sig, int threads) const override;
+
+  // The efficiency lent to `sig` and where it came from ("measured", "nearest", "class",
+  // "analytic").
+  struct Lent {
+    double efficiency = 0;
+    std::string how;
+  };
+  Lent EfficiencyFor(const OpSignature& sig) const;
+
+ private:
+  double EfficiencyOf(const MeasuredOp& m) const;
+
+  ReferenceDevice ref_;
+  TargetDevice target_;
+  std::map<std::string, size_t> by_signature_;
+  std::map<std::string, std::vector<size_t>> by_kind_;  // "kind dtype" -> ops
+  std::map<std::string, double> class_median_;          // "class dtype" -> efficiency
+};
+
+}  // namespace epochcost
+
+#endif  // EPOCHCOST_ENGINE_SCALED_TIMES_H_

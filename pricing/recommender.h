@@ -1,0 +1,76 @@
+// The recommender: every offer (instance × region × price kind) priced by its predicted cost per
+// epoch. Predictions are computed once per distinct machine (offers share hardware), then each
+// offer adds its price, billing rule and interruption cost; deadline and budget filters apply to
+// the whole job; the Pareto front is over (hours, dollars) of the job. Views render the result.
+#ifndef EPOCHCOST_PRICING_RECOMMENDER_H_
+#define EPOCHCOST_PRICING_RECOMMENDER_H_
+
+#include <functional>
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "catalog/records.h"
+#include "engine/machine.h"
+#include "pricing/preemption.h"
+
+namespace epochcost::pricing {
+
+struct RecommendRequest {
+  const Model* model = nullptr;
+  LoweringOptions cpu_lowering;  // batch = the global batch
+  LoweringOptions gpu_lowering;
+  bool batch_auto = false;  // each offer at the largest power-of-two batch that fits
+  int64_t samples = 0;
+  int64_t val_samples = 0;
+  double epochs = 1;
+  std::vector<int> gpu_counts;  // empty: any
+  std::optional<double> max_hours;
+  std::optional<double> max_usd;
+  std::optional<Seconds> checkpoint_interval;
+  std::string as_of;  // billing rules in force then (empty: today's)
+  std::optional<Seconds> per_op_overhead;
+};
+
+struct RankedOffer {
+  catalog::Offer offer;
+  std::string machine;  // provider:instance
+  int gpus = 0;
+  std::string accelerators;  // "1 x K80", or "16 vCPU Skylake-SP"
+  int64_t batch = 0;
+  Seconds epoch;          // predicted, without interruptions
+  Usd usd_per_epoch;      // price x epoch x (1 + preemption overhead)
+  Seconds total_time;     // for all epochs, with interruptions
+  Usd total_usd;          // billed by the provider's rule
+  PreemptionCost preemption;
+  Seconds baseline_epoch;  // --batch auto: the epoch at the requested batch, for comparison
+  std::string source;
+  bool pareto = false;
+};
+
+struct DroppedOffer {
+  std::string machine;
+  std::string reason;
+};
+
+struct Recommendation {
+  std::vector<RankedOffer> ranked;  // cheapest per epoch first
+  std::vector<DroppedOffer> dropped;  // one per machine and reason
+};
+
+// Interruption data of an offer (the catalog's), or nullopt.
+using InterruptionLookup = std::function<std::optional<catalog::Interruption>(
+    const catalog::Offer&)>;
+
+Result<Recommendation> Recommend(const RecommendRequest& request,
+                                 const std::vector<catalog::Offer>& offers,
+                                 const References& refs, const InterruptionLookup& interruptions,
+                                 const std::function<Result<Machine>(const catalog::InstanceType&)>&
+                                     machine_of);
+
+// Marks the offers no other beats on both total hours and total dollars.
+void MarkPareto(std::vector<RankedOffer>* offers);
+
+}  // namespace epochcost::pricing
+
+#endif  // EPOCHCOST_PRICING_RECOMMENDER_H_

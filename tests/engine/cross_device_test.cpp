@@ -1,0 +1,132 @@
+// Cross-device model: roofline, carried efficiency, USL fit, ring all-reduce, machine effects.
+#include <gtest/gtest.h>
+
+#include "engine/machine.h"
+#include "engine/zoo.h"
+
+namespace epochcost {
+namespace {
+
+OpSignature Sig(const char* text) { return *OpSignature::Parse(text); }
+
+Roofline Device(double tflops, double gbps, double latency_us) {
+  Roofline r;
+  r.kind = DeviceKind::kGpu;
+  r.name = "test";
+  r.fp32 = FlopsPerSecond::FromTflops(tflops);
+  r.bandwidth = BytesPerSecond::FromGBps(gbps);
+  r.latency = Seconds::FromMicroseconds(latency_us);
+  return r;
+}
+
+TEST(RooflineTest, BoundIsTheSlowerOfComputeAndMemory) {
+  // 1024^3 GEMM: 2^31 FLOPs; 3 x 4 MiB of fp32 operands.
+  const OpSignature gemm = Sig("matmul dt=f32 b=1 m=1024 k=1024 n=1024");
+  const Roofline r = Device(10, 100, 0);
+  EXPECT_NEAR(r.Bound(gemm).seconds(), 2147483648.0 / 10e12, 1e-12);
+  const OpSignature add = Sig("binary dt=f32 alg=add n=1000000");  // 12 MB, 1 MFLOP
+  EXPECT_NEAR(r.Bound(add).seconds(), add.bytes().value() / 100e9, 1e-12);
+}
+
+TEST(RooflineTest, TensorRatesOnlyForGemmLikeOpsAndSupportedPrecisions) {
+  Roofline r = Device(10, 100, 0);
+  r.bf16_tensor = FlopsPerSecond::FromTflops(100);
+  EXPECT_DOUBLE_EQ(r.Peak(Sig("matmul dt=bf16 b=1 m=8 k=8 n=8")).value(), 100e12);
+  EXPECT_DOUBLE_EQ(r.Peak(Sig("binary dt=bf16 alg=add n=8")).value(), 10e12);
+  EXPECT_TRUE(r.Supports(DType::kBFloat16));
+  EXPECT_FALSE(r.Supports(DType::kTFloat32));
+  EXPECT_TRUE(r.Supports(DType::kFloat16));  // at the fp32 rate
+}
+
+TEST(ScaledTimesTest, SameDeviceGivesTheMeasurementAndFasterDeviceScales) {
+  const OpSignature gemm = Sig("matmul dt=f32 b=1 m=1024 k=1024 n=1024");
+  ReferenceDevice ref{"Ref GPU", "2026-01-02", Device(10, 100, 5), {{gemm, Seconds::FromMicroseconds(435)}}};
+  // Bound 214.7 us; work 430 us; efficiency 0.4994.
+  TargetDevice same{ref.roofline, 1, {}};
+  const ScaledTimes here(ref, same);
+  EXPECT_NEAR(here.Find(gemm, 1)->median.seconds(), 435e-6, 1e-12);
+  TargetDevice twice{Device(20, 200, 5), 1, {}};
+  const ScaledTimes there(ref, twice);
+  // 5 us + 430 us / 2.
+  EXPECT_NEAR(there.Find(gemm, 1)->median.seconds(), 220e-6, 1e-12);
+  EXPECT_EQ(there.Find(gemm, 1)->source, "scaled from Ref GPU (2026-01-02)");
+  // An unmeasured GEMM borrows the nearest one's efficiency; another kind the default.
+  const OpSignature other = Sig("matmul dt=f32 b=1 m=512 k=1024 n=1024");
+  EXPECT_EQ(there.EfficiencyFor(other).how, "nearest");
+  EXPECT_EQ(there.EfficiencyFor(Sig("binary dt=f32 alg=add n=10")).how, "analytic");
+  EXPECT_DOUBLE_EQ(there.EfficiencyFor(Sig("binary dt=f32 alg=add n=10")).efficiency,
+                   DefaultEfficiency(DeviceKind::kGpu, OpClass::kMemory));
+}
+
+TEST(UslTest, FitsAlphaAndBetaExactlyFromThreePoints) {
+  const Usl truth{0.05, 0.001, ""};
+  std::vector<SpeedupPoint> pts;
+  for (double n : {2.0, 4.0, 8.0}) pts.push_back({n, truth.Speedup(n)});
+  const Usl fit = FitUsl(pts, UslPrior());
+  EXPECT_NEAR(fit.alpha, 0.05, 1e-9);
+  EXPECT_NEAR(fit.beta, 0.001, 1e-9);
+  EXPECT_EQ(fit.how, "fitted from threads 1,2,4,8");
+  // One thread count: alpha from it, beta at the prior. speedup(2) = 2 / (1 + a + 2b).
+  const Usl one = FitUsl({{2, 1.9}}, UslPrior());
+  EXPECT_NEAR(one.alpha, 2 / 1.9 - 1 - 2 * UslPrior().beta, 1e-12);
+  EXPECT_DOUBLE_EQ(one.beta, UslPrior().beta);
+  EXPECT_DOUBLE_EQ((Usl{0, 0, ""}).Speedup(16), 16);
+}
+
+TEST(ParallelTest, RingAllReduceFormula) {
+  // 100 MB over 4 GPUs at 10 GB/s, 10 us per hop: 2*3/4 * 0.01 s + 6 * 10 us.
+  EXPECT_NEAR(RingAllReduce(Bytes::FromBytes(100e6), 4, BytesPerSecond::FromGBps(10),
+                            Seconds::FromMicroseconds(10))
+                  .seconds(),
+              0.015 + 60e-6, 1e-12);
+  EXPECT_EQ(RingAllReduce(Bytes::FromBytes(1e9), 1, BytesPerSecond::FromGBps(1), Seconds()).seconds(),
+            0);
+}
+
+TEST(MachineTest, SmallModelOnSeveralGpusIsNoFasterThanOnOne) {
+  Result<Model> model = LoadZooModel("mnist_mlp");
+  ASSERT_TRUE(model.ok());
+  Machine m;
+  m.gpu = *FindGpu("V100");
+  m.vcpus = 8;
+  LoweringOptions o{.batch = 128, .rnn = RnnLowering::kFused, .framework_reorders = false,
+                    .separate_conv_bias = true};
+  const MachineSettings s{.samples = 60000};
+  m.gpus = 1;
+  Result<MachinePrediction> one = PredictOnMachine(*model, o, m, {}, s);
+  m.gpus = 4;
+  Result<MachinePrediction> four = PredictOnMachine(*model, o, m, {}, s);
+  ASSERT_TRUE(one.ok()) << one.status().message();
+  ASSERT_TRUE(four.ok()) << four.status().message();
+  EXPECT_EQ(four->device_batch, 32);
+  EXPECT_GT(four->allreduce.seconds(), 0);
+  EXPECT_GE(four->epoch.epoch.seconds(), 0.9 * one->epoch.epoch.seconds());
+  EXPECT_EQ(one->epoch.steps_per_epoch, 469);
+  EXPECT_EQ(four->epoch.steps_per_epoch, 469);
+}
+
+TEST(MachineTest, PrecisionTheGpuLacksIsRefused) {
+  Result<Model> model = LoadZooModel("mnist_mlp");
+  Machine m;
+  m.name = "gpu:T4";
+  m.gpu = *FindGpu("T4");
+  m.gpus = 1;
+  LoweringOptions o{.batch = 128, .precision = DType::kBFloat16};
+  Result<MachinePrediction> p = PredictOnMachine(*model, o, m, {}, {.samples = 100});
+  EXPECT_EQ(p.status().message(), "gpu:T4: the T4 has no bf16 arithmetic");
+}
+
+TEST(MemoryTest, OptimizerStateAndLargestBatch) {
+  Result<Model> model = LoadZooModel("mnist_mlp");  // 669,706 parameters
+  LoweringOptions o{.batch = 128, .optimizer = Optimizer::kAdam};
+  Result<TrainingMemory> m = MemoryForTraining(*model, o);
+  ASSERT_TRUE(m.ok());
+  EXPECT_DOUBLE_EQ(m->weights.value(), 669706.0 * 4);
+  EXPECT_DOUBLE_EQ(m->optimizer_state.value(), 2 * 669706.0 * 4);
+  Result<int64_t> largest = LargestBatch(*model, o, m->total());
+  ASSERT_TRUE(largest.ok());
+  EXPECT_NEAR(static_cast<double>(*largest), 128, 1);
+}
+
+}  // namespace
+}  // namespace epochcost
