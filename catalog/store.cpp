@@ -385,6 +385,11 @@ Result<std::vector<InstanceType>> CatalogStore::Instances() const {
   return out;
 }
 
+Result<std::optional<Interruption>> CatalogStore::InterruptionForOffer(const Offer& offer) const {
+  const std::string host = offer.instance.name.substr(0, offer.instance.name.find('+'));
+  return InterruptionFor(offer.instance.provider, host, offer.region, offer.kind);
+}
+
 Result<std::optional<Interruption>> CatalogStore::InterruptionFor(const std::string& provider,
                                                                   const std::string& instance,
                                                                   const std::string& region,

@@ -65,6 +65,9 @@ class CatalogStore {
                                                       const std::string& instance,
                                                       const std::string& region,
                                                       PriceKind kind) const;
+  // The interruption data of an offer; a composed GCE offer (host+GPU) is interrupted as its
+  // host is.
+  Result<std::optional<Interruption>> InterruptionForOffer(const Offer& offer) const;
   Result<CatalogStats> Stats() const;
 
  private:

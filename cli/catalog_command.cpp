@@ -88,10 +88,7 @@ int Show(const CatalogOptions& o) {
     if (offer.kind == catalog::PriceKind::kOnDemand) continue;
     const std::string where = offer.region + " " + std::string(catalog::PriceKindName(offer.kind));
     if (!seen.insert(where).second) continue;
-    // A composed GCE offer (host+GPU) is interrupted as its host is.
-    const std::string host = offer.instance.name.substr(0, offer.instance.name.find('+'));
-    Result<std::optional<catalog::Interruption>> i =
-        (*store)->InterruptionFor(offer.instance.provider, host, offer.region, offer.kind);
+    Result<std::optional<catalog::Interruption>> i = (*store)->InterruptionForOffer(offer);
     if (!i.ok()) return ReportError(i.status());
     if (*i) notes += InterruptionText(where, **i);
   }

@@ -1,5 +1,7 @@
 #include "cli/lowering_flags.h"
 
+#include <algorithm>
+
 namespace epochcost::cli {
 
 void AddLoweringFlags(CLI::App* app, LoweringFlags* f) {
@@ -33,6 +35,19 @@ Result<LoweringOptions> ResolveLowering(const LoweringFlags& f, const Model& mod
                          .rnn = *rnn,
                          .framework_reorders = !gpu && !f.no_reorders,
                          .separate_conv_bias = gpu};
+}
+
+Result<EpochSizes> ResolveEpochSizes(const Model& model, int64_t batch, int64_t samples,
+                                     int64_t val_samples) {
+  const TrainingDefaults& d = model.info().training;
+  EpochSizes e;
+  e.batch = batch > 0 ? batch : std::max<int64_t>(d.batch, 1);
+  e.samples = samples >= 0 ? samples : d.samples;
+  e.val_samples = val_samples >= 0 ? val_samples : d.val_samples;
+  if (e.samples <= 0)
+    return Status::InvalidArgument(
+        "the model has no default sample count; give --samples N (training samples per epoch)");
+  return e;
 }
 
 }  // namespace epochcost::cli

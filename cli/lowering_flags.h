@@ -31,6 +31,16 @@ Result<LoweringOptions> ResolveLowering(const LoweringFlags& flags, const Model&
                                         int64_t batch, std::string* optimizer_name = nullptr,
                                         LoweringTarget target = LoweringTarget::kCpu);
 
+// The batch and the samples of an epoch: the options where given (0 or negative: not given),
+// else the model's own training defaults. An error when neither gives training samples.
+struct EpochSizes {
+  int64_t batch = 1;
+  int64_t samples = 0;
+  int64_t val_samples = 0;
+};
+Result<EpochSizes> ResolveEpochSizes(const Model& model, int64_t batch, int64_t samples,
+                                     int64_t val_samples);
+
 }  // namespace epochcost::cli
 
 #endif  // EPOCHCOST_CLI_LOWERING_FLAGS_H_

@@ -45,13 +45,9 @@ int Predict(const PredictOptions& o) {
   if (o.batch < 0) return ReportError(Status::InvalidArgument("--batch must be positive"));
   Result<Model> model = LoadModel(o.model);
   if (!model.ok()) return ReportError(model.status());
-  const TrainingDefaults& d = model->info().training;
-  const int64_t batch = o.batch ? o.batch : std::max<int64_t>(d.batch, 1);
-  const int64_t samples = o.samples >= 0 ? o.samples : d.samples;
-  const int64_t val = o.val_samples >= 0 ? o.val_samples : d.val_samples;
-  if (samples <= 0)
-    return ReportError(Status::InvalidArgument(
-        "the model has no default sample count; give --samples N (training samples per epoch)"));
+  Result<EpochSizes> sizes = ResolveEpochSizes(*model, o.batch, o.samples, o.val_samples);
+  if (!sizes.ok()) return ReportError(sizes.status());
+  const int64_t batch = sizes->batch, samples = sizes->samples, val = sizes->val_samples;
   std::string opt_name;
   Result<LoweringOptions> resolved = ResolveLowering(
       o.lowering, *model, batch, &opt_name, gpu ? LoweringTarget::kGpu : LoweringTarget::kCpu);
@@ -164,13 +160,9 @@ int PredictElsewhere(const PredictOptions& o) {
   const bool gpu = machine->gpus > 0;
   Result<Model> model = LoadModel(o.model);
   if (!model.ok()) return ReportError(model.status());
-  const TrainingDefaults& d = model->info().training;
-  const int64_t batch = o.batch ? o.batch : std::max<int64_t>(d.batch, 1);
-  const int64_t samples = o.samples >= 0 ? o.samples : d.samples;
-  const int64_t val = o.val_samples >= 0 ? o.val_samples : d.val_samples;
-  if (samples <= 0)
-    return ReportError(Status::InvalidArgument(
-        "the model has no default sample count; give --samples N (training samples per epoch)"));
+  Result<EpochSizes> sizes = ResolveEpochSizes(*model, o.batch, o.samples, o.val_samples);
+  if (!sizes.ok()) return ReportError(sizes.status());
+  const int64_t batch = sizes->batch, samples = sizes->samples, val = sizes->val_samples;
   std::string opt_name;
   Result<LoweringOptions> lowering = ResolveLowering(
       o.lowering, *model, batch, &opt_name, gpu ? LoweringTarget::kGpu : LoweringTarget::kCpu);

@@ -40,8 +40,7 @@ int Recommend(const RecommendOptions& o) {
         "--max-hours, --max-usd and --checkpoint-minutes must be positive"));
   Result<Model> model = LoadModel(o.model);
   if (!model.ok()) return ReportError(model.status());
-  const TrainingDefaults& d = model->info().training;
-  int64_t batch = std::max<int64_t>(d.batch, 1);
+  int64_t batch = 0;  // the model's own
   const bool batch_auto = o.batch == "auto";
   if (!o.batch.empty() && !batch_auto) {
     char* end = nullptr;
@@ -50,14 +49,14 @@ int Recommend(const RecommendOptions& o) {
       return ReportError(Status::InvalidArgument("--batch '" + o.batch +
                                                  "': expected a positive number or auto"));
   }
+  Result<EpochSizes> sizes = ResolveEpochSizes(*model, batch, o.samples, o.val_samples);
+  if (!sizes.ok()) return ReportError(sizes.status());
+  batch = sizes->batch;
   pricing::RecommendRequest req;
   req.model = &*model;
   req.batch_auto = batch_auto;
-  req.samples = o.samples >= 0 ? o.samples : d.samples;
-  req.val_samples = o.val_samples >= 0 ? o.val_samples : d.val_samples;
-  if (req.samples <= 0)
-    return ReportError(Status::InvalidArgument(
-        "the model has no default sample count; give --samples N (training samples per epoch)"));
+  req.samples = sizes->samples;
+  req.val_samples = sizes->val_samples;
   req.epochs = o.epochs;
   std::string opt_name;
   Result<LoweringOptions> cpu =
@@ -125,12 +124,8 @@ int Recommend(const RecommendOptions& o) {
   Result<References> refs = LoadReferences(**store);
   if (!refs.ok()) return ReportError(refs.status());
   const catalog::CatalogStore& catalog = **cat;
-  auto interruptions = [&catalog](const catalog::Offer& of) -> std::optional<catalog::Interruption> {
-    // A composed GCE offer (host+GPU) is interrupted as its host is.
-    const std::string host = of.instance.name.substr(0, of.instance.name.find('+'));
-    Result<std::optional<catalog::Interruption>> i =
-        catalog.InterruptionFor(of.instance.provider, host, of.region, of.kind);
-    return i.ok() ? *i : std::nullopt;
+  auto interruptions = [&catalog](const catalog::Offer& of) {
+    return catalog.InterruptionForOffer(of);
   };
   Result<pricing::Recommendation> r =
       pricing::Recommend(req, offers, *refs, interruptions, MachineOf);

@@ -79,7 +79,8 @@ Result<References> LoadReferences(const profiler::ProfileStore& store) {
       best_gpu = r.ops.size();
       r.roofline = GpuRoofline(*spec);
       r.roofline.latency = Fastest(r);
-      refs.gpu = GpuReference{r, Seconds::FromSeconds(bench("dispatch_seconds", 1))};
+      refs.gpu = GpuReference{std::make_shared<const ReferenceEfficiencies>(std::move(r)),
+                              Seconds::FromSeconds(bench("dispatch_seconds", 1))};
     } else {
       ReferenceDevice r = Reference(d, *ms, 1);
       const double peak = bench("peak_gemm_flops", 1), triad = bench("triad_bytes_per_second", 1);
@@ -94,7 +95,8 @@ Result<References> LoadReferences(const profiler::ProfileStore& store) {
         ReferenceDevice at = Reference(d, *ms, t);
         if (!at.ops.empty()) sweeps[t] = at.ops;
       }
-      refs.cpu = CpuReference{r, FitUslPerClass(r.ops, sweeps),
+      const std::array<Usl, 4> usl = FitUslPerClass(r.ops, sweeps);
+      refs.cpu = CpuReference{std::make_shared<const ReferenceEfficiencies>(std::move(r)), usl,
                               BytesPerSecond::FromBytesPerSecond(triad),
                               Seconds::FromSeconds(bench("dispatch_seconds", 1))};
     }

@@ -113,13 +113,13 @@ Result<MachinePrediction> PredictOnMachine(const Model& model, LoweringOptions o
   out.device_batch = options.batch;
 
   TargetDevice target;
-  ReferenceDevice reference;
+  std::shared_ptr<const ReferenceEfficiencies> reference;
   Seconds overhead;
   if (gpu) {
     target.roofline = GpuRoofline(*machine.gpu);
     if (refs.gpu) {
-      reference = refs.gpu->device;
-      target.roofline.latency = reference.roofline.latency;
+      reference = refs.gpu->reference;
+      target.roofline.latency = reference->device().roofline.latency;
       overhead = refs.gpu->dispatch;
     } else {
       target.roofline.latency = DefaultLatency(DeviceKind::kGpu);
@@ -139,12 +139,12 @@ Result<MachinePrediction> PredictOnMachine(const Model& model, LoweringOptions o
     target.cores = out.threads;
     BytesPerSecond per_core;
     if (refs.cpu) {
-      reference = refs.cpu->device;
+      reference = refs.cpu->reference;
       per_core = refs.cpu->per_core_bandwidth;
       target.usl = refs.cpu->usl;
       overhead = refs.cpu->dispatch;
       target.roofline = CpuRoofline(*machine.cpu, out.threads, per_core);
-      target.roofline.latency = reference.roofline.latency;
+      target.roofline.latency = reference->device().roofline.latency;
     } else {
       // Without a measured CPU: the socket's bandwidth shared by its cores is unknown, so a
       // core gets the whole socket's, capped by the socket total.
@@ -166,6 +166,7 @@ Result<MachinePrediction> PredictOnMachine(const Model& model, LoweringOptions o
   if (!lowered.ok()) return lowered.status();
   const LoweredStep& step = **lowered;
 
+  if (!reference) reference = std::make_shared<const ReferenceEfficiencies>(ReferenceDevice{});
   const ScaledTimes times(reference, target);
   EpochOptions eo{.threads = 1,
                   .per_op_overhead = overhead,

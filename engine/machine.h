@@ -14,6 +14,7 @@
 #define EPOCHCOST_ENGINE_MACHINE_H_
 
 #include <map>
+#include <memory>
 #include <optional>
 #include <string>
 
@@ -35,13 +36,13 @@ struct Machine {
 // A measured CPU: 1-thread op times, USL per op class, per-core memory bandwidth, per-op
 // dispatch. A measured GPU: op times and the per-op launch overhead.
 struct CpuReference {
-  ReferenceDevice device;
+  std::shared_ptr<const ReferenceEfficiencies> reference;
   std::array<Usl, 4> usl;
   BytesPerSecond per_core_bandwidth;
   Seconds dispatch;
 };
 struct GpuReference {
-  ReferenceDevice device;
+  std::shared_ptr<const ReferenceEfficiencies> reference;
   Seconds dispatch;
 };
 struct References {

@@ -13,10 +13,8 @@ std::string KindKey(const OpSignature& s) {
 std::string ClassKey(OpClass c, DType t) {
   return std::string(OpClassName(c)) + " " + std::string(DTypeName(t));
 }
-double LogDistance(const OpSignature& a, const OpSignature& b) {
-  auto d = [](double x, double y) { return std::abs(std::log((x + 1) / (y + 1))); };
-  return d(a.flops().flops(), b.flops().flops()) + d(a.bytes().value(), b.bytes().value());
-}
+double LogFlops(const OpSignature& s) { return std::log(s.flops().flops() + 1); }
+double LogBytes(const OpSignature& s) { return std::log(s.bytes().value() + 1); }
 
 }  // namespace
 
@@ -41,14 +39,15 @@ Seconds DefaultLatency(DeviceKind kind) {
   return kind == DeviceKind::kGpu ? Seconds::FromMicroseconds(3) : Seconds::FromMicroseconds(1);
 }
 
-ScaledTimes::ScaledTimes(ReferenceDevice reference, TargetDevice target)
-    : ref_(std::move(reference)), target_(std::move(target)) {
+ReferenceEfficiencies::ReferenceEfficiencies(ReferenceDevice reference)
+    : ref_(std::move(reference)) {
   std::map<std::string, std::vector<double>> per_class;
   for (size_t i = 0; i < ref_.ops.size(); ++i) {
     const OpSignature& s = ref_.ops[i].signature;
     by_signature_[s.ToString()] = i;
     by_kind_[KindKey(s)].push_back(i);
-    per_class[ClassKey(ClassOf(s.kind), s.dtype)].push_back(EfficiencyOf(ref_.ops[i]));
+    index_.push_back({LogFlops(s), LogBytes(s), EfficiencyOf(ref_.ops[i])});
+    per_class[ClassKey(ClassOf(s.kind), s.dtype)].push_back(index_.back().efficiency);
   }
   for (auto& [key, v] : per_class) {
     std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
@@ -56,34 +55,41 @@ ScaledTimes::ScaledTimes(ReferenceDevice reference, TargetDevice target)
   }
 }
 
-double ScaledTimes::EfficiencyOf(const MeasuredOp& m) const {
+double ReferenceEfficiencies::EfficiencyOf(const MeasuredOp& m) const {
   const Seconds work = m.median - ref_.roofline.latency;
   const Seconds bound = ref_.roofline.Bound(m.signature);
   if (work.seconds() <= 0) return 1.0;
   return std::clamp(bound / work, 1e-4, 1.0);
 }
 
-ScaledTimes::Lent ScaledTimes::EfficiencyFor(const OpSignature& sig) const {
+ReferenceEfficiencies::Lent ReferenceEfficiencies::For(const OpSignature& sig,
+                                                       DeviceKind kind) const {
   if (auto it = by_signature_.find(sig.ToString()); it != by_signature_.end())
-    return {EfficiencyOf(ref_.ops[it->second]), "measured"};
+    return {index_[it->second].efficiency, "measured"};
   if (auto it = by_kind_.find(KindKey(sig)); it != by_kind_.end()) {
-    const MeasuredOp* best = nullptr;
+    const double f = LogFlops(sig), b = LogBytes(sig);
+    const Indexed* best = nullptr;
     double best_d = 0;
     for (size_t i : it->second) {
-      const double d = LogDistance(sig, ref_.ops[i].signature);
-      if (!best || d < best_d) best = &ref_.ops[i], best_d = d;
+      const Indexed& x = index_[i];
+      const double d = std::abs(f - x.log_flops) + std::abs(b - x.log_bytes);
+      if (!best || d < best_d) best = &x, best_d = d;
     }
-    return {EfficiencyOf(*best), "nearest"};
+    return {best->efficiency, "nearest"};
   }
   if (auto it = class_median_.find(ClassKey(ClassOf(sig.kind), sig.dtype));
       it != class_median_.end())
     return {it->second, "class"};
-  return {DefaultEfficiency(target_.roofline.kind, ClassOf(sig.kind)), "analytic"};
+  return {DefaultEfficiency(kind, ClassOf(sig.kind)), "analytic"};
 }
+
+ScaledTimes::ScaledTimes(std::shared_ptr<const ReferenceEfficiencies> reference,
+                         TargetDevice target)
+    : ref_(std::move(reference)), target_(std::move(target)) {}
 
 std::optional<OpTime> ScaledTimes::Find(const OpSignature& sig, int) const {
   if (!target_.roofline.Supports(sig.dtype)) return std::nullopt;
-  const Lent lent = EfficiencyFor(sig);
+  const ReferenceEfficiencies::Lent lent = EfficiencyFor(sig);
   Seconds work = target_.roofline.Bound(sig) / lent.efficiency;
   if (target_.roofline.kind == DeviceKind::kCpu && target_.cores > 1) {
     const Usl& usl = target_.usl[static_cast<int>(ClassOf(sig.kind))];
@@ -96,7 +102,7 @@ std::optional<OpTime> ScaledTimes::Find(const OpSignature& sig, int) const {
   if (lent.how == "analytic")
     source = "analytic (efficiency " + std::string(eff) + ")";
   else
-    source = "scaled from " + ref_.name + " (" + ref_.date + ")" +
+    source = "scaled from " + ref_->device().name + " (" + ref_->device().date + ")" +
              (lent.how == "measured" ? "" : ", " + lent.how + " op's efficiency");
   return OpTime{t, t, t, source};
 }

@@ -12,6 +12,7 @@
 
 #include <array>
 #include <map>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -45,28 +46,49 @@ struct TargetDevice {
 double DefaultEfficiency(DeviceKind kind, OpClass c);
 Seconds DefaultLatency(DeviceKind kind);
 
-class ScaledTimes : public OpTimeSource {
+// What a reference lends: its ops indexed by signature and by kind, and the median efficiency
+// of each op class. Built once per reference; every target scaled from it shares it.
+class ReferenceEfficiencies {
  public:
-  // `reference` may hold no ops (then every time is analytic).
-  ScaledTimes(ReferenceDevice reference, TargetDevice target);
-  std::optional<OpTime> Find(const OpSignature& sig, int threads) const override;
+  explicit ReferenceEfficiencies(ReferenceDevice reference);
+  const ReferenceDevice& device() const { return ref_; }
 
   // The efficiency lent to `sig` and where it came from ("measured", "nearest", "class",
-  // "analytic").
+  // "analytic": the default for a target of `kind`).
   struct Lent {
     double efficiency = 0;
     std::string how;
   };
-  Lent EfficiencyFor(const OpSignature& sig) const;
+  Lent For(const OpSignature& sig, DeviceKind kind) const;
 
  private:
   double EfficiencyOf(const MeasuredOp& m) const;
 
+  struct Indexed {  // per reference op, computed once
+    double log_flops = 0;
+    double log_bytes = 0;
+    double efficiency = 0;
+  };
   ReferenceDevice ref_;
-  TargetDevice target_;
+  std::vector<Indexed> index_;
   std::map<std::string, size_t> by_signature_;
   std::map<std::string, std::vector<size_t>> by_kind_;  // "kind dtype" -> ops
   std::map<std::string, double> class_median_;          // "class dtype" -> efficiency
+};
+
+class ScaledTimes : public OpTimeSource {
+ public:
+  // `reference` may hold no ops (then every time is analytic).
+  ScaledTimes(std::shared_ptr<const ReferenceEfficiencies> reference, TargetDevice target);
+  std::optional<OpTime> Find(const OpSignature& sig, int threads) const override;
+
+  ReferenceEfficiencies::Lent EfficiencyFor(const OpSignature& sig) const {
+    return ref_->For(sig, target_.roofline.kind);
+  }
+
+ private:
+  std::shared_ptr<const ReferenceEfficiencies> ref_;
+  TargetDevice target_;
 };
 
 }  // namespace epochcost

@@ -119,9 +119,10 @@ Result<Recommendation> Recommend(
     ro.source = p.source;
     double rate = 0;
     if (offer.kind != catalog::PriceKind::kOnDemand) {
-      std::optional<catalog::Interruption> i = interruptions(offer);
-      if (i) {
-        Result<double> got = InterruptionsPerHour(*i);
+      Result<std::optional<catalog::Interruption>> i = interruptions(offer);
+      if (!i.ok()) return i.status().WithContext(name);
+      if (*i) {
+        Result<double> got = InterruptionsPerHour(**i);
         if (!got.ok()) return got.status().WithContext(name);
         rate = *got;
       }

@@ -58,9 +58,9 @@ struct Recommendation {
   std::vector<DroppedOffer> dropped;  // one per machine and reason
 };
 
-// Interruption data of an offer (the catalog's), or nullopt.
-using InterruptionLookup = std::function<std::optional<catalog::Interruption>(
-    const catalog::Offer&)>;
+// Interruption data of an offer (the catalog's), nullopt where none is known.
+using InterruptionLookup =
+    std::function<Result<std::optional<catalog::Interruption>>(const catalog::Offer&)>;
 
 Result<Recommendation> Recommend(const RecommendRequest& request,
                                  const std::vector<catalog::Offer>& offers,

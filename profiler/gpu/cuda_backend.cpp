@@ -12,6 +12,7 @@
 #include <map>
 #include <stdexcept>
 
+#include "profiler/gpu/cudnn_graph_conv.h"
 #include "profiler/gpu/gpu_backend.h"
 #include "profiler/gpu/kernels.h"
 #include "profiler/timer.h"
@@ -19,73 +20,12 @@
 namespace epochcost::profiler {
 namespace {
 
-using gpu::Elem;
+using namespace cuda;  // NOLINT: the backend's own helpers
 
 // The largest workspace a convolution algorithm may use (PyTorch's benchmark mode takes what it
 // can allocate; this bound keeps a profile reproducible across memory sizes). Recorded in the
 // fingerprint's library string.
 constexpr size_t kConvWorkspaceLimit = size_t{1} << 30;
-
-// Errors inside a build or run; Measure turns them into a Status.
-struct GpuError : std::runtime_error {
-  GpuError(const std::string& what, bool unsupported = false)
-      : std::runtime_error(what), unsupported(unsupported) {}
-  bool unsupported;
-};
-
-void Check(cudaError_t e, const char* call) {
-  if (e != cudaSuccess) throw GpuError(std::string(call) + ": " + cudaGetErrorString(e));
-}
-void Check(cudnnStatus_t e, const char* call) {
-  if (e != CUDNN_STATUS_SUCCESS)
-    throw GpuError(std::string(call) + ": " + cudnnGetErrorString(e),
-                   e == CUDNN_STATUS_NOT_SUPPORTED || e == CUDNN_STATUS_BAD_PARAM);
-}
-void Check(cublasStatus_t e, const char* call) {
-  if (e != CUBLAS_STATUS_SUCCESS)
-    throw GpuError(std::string(call) + ": " + cublasGetStatusString(e),
-                   e == CUBLAS_STATUS_NOT_SUPPORTED);
-}
-// The call's name, not its arguments: "cudnnConvolutionForward: CUDNN_STATUS_BAD_PARAM".
-#define CK(call) Check((call), #call)
-
-struct Handles {
-  cudaStream_t stream = nullptr;
-  cudnnHandle_t dnn = nullptr;
-  cublasHandle_t blas = nullptr;
-};
-
-Elem ElemOf(DType t) {
-  return t == DType::kBFloat16 ? Elem::kBF16 : t == DType::kFloat16 ? Elem::kF16 : Elem::kF32;
-}
-
-cudnnDataType_t CudnnType(DType t) {
-  return t == DType::kBFloat16  ? CUDNN_DATA_BFLOAT16
-         : t == DType::kFloat16 ? CUDNN_DATA_HALF
-                                : CUDNN_DATA_FLOAT;
-}
-
-cudaDataType_t CudaType(DType t) {
-  return t == DType::kBFloat16 ? CUDA_R_16BF : t == DType::kFloat16 ? CUDA_R_16F : CUDA_R_32F;
-}
-
-// fp32 runs on FMA units (PyTorch with allow_tf32 off); tf32, bf16 and fp16 on tensor cores.
-cudnnMathType_t CudnnMath(DType t) {
-  return t == DType::kFloat32    ? CUDNN_FMA_MATH
-         : t == DType::kTFloat32 ? CUDNN_DEFAULT_MATH
-                                 : CUDNN_TENSOR_OP_MATH;
-}
-
-cublasComputeType_t BlasCompute(DType t) {
-  return t == DType::kTFloat32 ? CUBLAS_COMPUTE_32F_FAST_TF32 : CUBLAS_COMPUTE_32F;
-}
-
-// A prepared call: `run` enqueues it on the stream; `keep` owns its buffers and descriptors.
-struct Prepared {
-  std::function<void()> run;
-  std::vector<std::shared_ptr<void>> keep;
-  std::string note;  // e.g. the convolution algorithm chosen
-};
 
 class Builder {
  public:
@@ -176,206 +116,6 @@ Prepared Builder::Build() {
     default:
       return Own();
   }
-}
-
-// A cuDNN graph-API descriptor, destroyed with the last copy of its handle.
-using GraphDesc = std::shared_ptr<void>;
-GraphDesc NewDesc(cudnnBackendDescriptorType_t type) {
-  cudnnBackendDescriptor_t d = nullptr;
-  CK(cudnnBackendCreateDescriptor(type, &d));
-  return GraphDesc(
-      d, [](void* q) { cudnnBackendDestroyDescriptor(static_cast<cudnnBackendDescriptor_t>(q)); });
-}
-cudnnBackendDescriptor_t Raw(const GraphDesc& d) {
-  return static_cast<cudnnBackendDescriptor_t>(d.get());
-}
-void Set(const GraphDesc& d, cudnnBackendAttributeName_t name, cudnnBackendAttributeType_t type,
-         int64_t count, const void* values) {
-  CK(cudnnBackendSetAttribute(Raw(d), name, type, count, values));
-}
-
-// A convolution's operands for the graph API: NCHW dimensions of x, w and y, and per spatial
-// axis the padding before and after, stride and dilation.
-struct ConvGeometry {
-  int64_t x[4], w[4], y[4];
-  int64_t pre[2], post[2], stride[2], dilation[2];
-};
-
-// The convolution through cuDNN's graph API, as PyTorch has called it since 1.12 (its "v8 API"),
-// in benchmark mode: every engine configuration that cuDNN's heuristics (mode A) and fallback
-// list offer is built and timed, and the fastest within the workspace limit is kept. As PyTorch
-// does, fp32 leaves out engines that use tensor cores (TF32), and every precision leaves out
-// those that down-convert their inputs. Returns false when no configuration runs (the caller
-// then uses the legacy API).
-bool GraphConv(const OpSignature& s, const ConvGeometry& c, cudnnHandle_t h, cudaStream_t stream,
-               void* x, void* w, void* y, void* ws, size_t limit, Prepared* out) {
-  const cudnnDataType_t type = CudnnType(s.dtype);
-  auto tensor = [&](const int64_t dims[4], int64_t id) {
-    GraphDesc d = NewDesc(CUDNN_BACKEND_TENSOR_DESCRIPTOR);
-    const int64_t strides[4] = {dims[1] * dims[2] * dims[3], dims[2] * dims[3], dims[3], 1};
-    const int64_t alignment = 16;
-    Set(d, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &type);
-    Set(d, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, 4, dims);
-    Set(d, CUDNN_ATTR_TENSOR_STRIDES, CUDNN_TYPE_INT64, 4, strides);
-    Set(d, CUDNN_ATTR_TENSOR_UNIQUE_ID, CUDNN_TYPE_INT64, 1, &id);
-    Set(d, CUDNN_ATTR_TENSOR_BYTE_ALIGNMENT, CUDNN_TYPE_INT64, 1, &alignment);
-    CK(cudnnBackendFinalize(Raw(d)));
-    return d;
-  };
-  const GraphDesc xd = tensor(c.x, 'x'), wd = tensor(c.w, 'w'), yd = tensor(c.y, 'y');
-  const GraphDesc conv = NewDesc(CUDNN_BACKEND_CONVOLUTION_DESCRIPTOR);
-  const int64_t spatial = 2;
-  const cudnnDataType_t compute = CUDNN_DATA_FLOAT;
-  const cudnnConvolutionMode_t mode = CUDNN_CROSS_CORRELATION;
-  Set(conv, CUDNN_ATTR_CONVOLUTION_SPATIAL_DIMS, CUDNN_TYPE_INT64, 1, &spatial);
-  Set(conv, CUDNN_ATTR_CONVOLUTION_COMP_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &compute);
-  Set(conv, CUDNN_ATTR_CONVOLUTION_CONV_MODE, CUDNN_TYPE_CONVOLUTION_MODE, 1, &mode);
-  Set(conv, CUDNN_ATTR_CONVOLUTION_PRE_PADDINGS, CUDNN_TYPE_INT64, 2, c.pre);
-  Set(conv, CUDNN_ATTR_CONVOLUTION_POST_PADDINGS, CUDNN_TYPE_INT64, 2, c.post);
-  Set(conv, CUDNN_ATTR_CONVOLUTION_DILATIONS, CUDNN_TYPE_INT64, 2, c.dilation);
-  Set(conv, CUDNN_ATTR_CONVOLUTION_FILTER_STRIDES, CUDNN_TYPE_INT64, 2, c.stride);
-  CK(cudnnBackendFinalize(Raw(conv)));
-
-  const float alpha = 1.f, beta = 0.f;
-  cudnnBackendDescriptor_t convs[1] = {Raw(conv)};
-  cudnnBackendDescriptor_t xs[1] = {Raw(xd)}, wsd[1] = {Raw(wd)}, ys[1] = {Raw(yd)};
-  GraphDesc op;
-  if (s.kind == OpKind::kConvFwd) {
-    op = NewDesc(CUDNN_BACKEND_OPERATION_CONVOLUTION_FORWARD_DESCRIPTOR);
-    Set(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_X, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, xs);
-    Set(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_W, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, wsd);
-    Set(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_Y, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, ys);
-    Set(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_CONV_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,
-        convs);
-    Set(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_ALPHA, CUDNN_TYPE_FLOAT, 1, &alpha);
-    Set(op, CUDNN_ATTR_OPERATION_CONVOLUTION_FORWARD_BETA, CUDNN_TYPE_FLOAT, 1, &beta);
-  } else if (s.kind == OpKind::kConvBwdData) {
-    op = NewDesc(CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_DATA_DESCRIPTOR);
-    Set(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DX, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, xs);
-    Set(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_W, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, wsd);
-    Set(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_DY, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, ys);
-    Set(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_CONV_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,
-        convs);
-    Set(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_ALPHA, CUDNN_TYPE_FLOAT, 1, &alpha);
-    Set(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_DATA_BETA, CUDNN_TYPE_FLOAT, 1, &beta);
-  } else {
-    op = NewDesc(CUDNN_BACKEND_OPERATION_CONVOLUTION_BACKWARD_FILTER_DESCRIPTOR);
-    Set(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_X, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, xs);
-    Set(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DW, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, wsd);
-    Set(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_DY, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, ys);
-    Set(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_CONV_DESC, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1,
-        convs);
-    Set(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_ALPHA, CUDNN_TYPE_FLOAT, 1, &alpha);
-    Set(op, CUDNN_ATTR_OPERATION_CONVOLUTION_BWD_FILTER_BETA, CUDNN_TYPE_FLOAT, 1, &beta);
-  }
-  CK(cudnnBackendFinalize(Raw(op)));
-  const GraphDesc graph = NewDesc(CUDNN_BACKEND_OPERATIONGRAPH_DESCRIPTOR);
-  cudnnBackendDescriptor_t ops[1] = {Raw(op)};
-  Set(graph, CUDNN_ATTR_OPERATIONGRAPH_OPS, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, ops);
-  Set(graph, CUDNN_ATTR_OPERATIONGRAPH_HANDLE, CUDNN_TYPE_HANDLE, 1, &h);
-  CK(cudnnBackendFinalize(Raw(graph)));
-
-  // The candidate configurations, heuristics first.
-  std::vector<GraphDesc> configs;
-  cudnnBackendDescriptor_t graphs[1] = {Raw(graph)};
-  for (cudnnBackendHeurMode_t heur_mode : {CUDNN_HEUR_MODE_A, CUDNN_HEUR_MODE_FALLBACK}) {
-    const GraphDesc heur = NewDesc(CUDNN_BACKEND_ENGINEHEUR_DESCRIPTOR);
-    Set(heur, CUDNN_ATTR_ENGINEHEUR_OPERATION_GRAPH, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, graphs);
-    Set(heur, CUDNN_ATTR_ENGINEHEUR_MODE, CUDNN_TYPE_HEUR_MODE, 1, &heur_mode);
-    if (cudnnBackendFinalize(Raw(heur)) != CUDNN_STATUS_SUCCESS) continue;
-    int64_t count = 0;
-    if (cudnnBackendGetAttribute(Raw(heur), CUDNN_ATTR_ENGINEHEUR_RESULTS,
-                                 CUDNN_TYPE_BACKEND_DESCRIPTOR, 0, &count,
-                                 nullptr) != CUDNN_STATUS_SUCCESS)
-      continue;
-    count = std::min<int64_t>(count, 32);
-    std::vector<GraphDesc> found;
-    std::vector<cudnnBackendDescriptor_t> raw;
-    for (int64_t i = 0; i < count; ++i) {
-      found.push_back(NewDesc(CUDNN_BACKEND_ENGINECFG_DESCRIPTOR));
-      raw.push_back(Raw(found.back()));
-    }
-    int64_t got = 0;
-    if (cudnnBackendGetAttribute(Raw(heur), CUDNN_ATTR_ENGINEHEUR_RESULTS,
-                                 CUDNN_TYPE_BACKEND_DESCRIPTOR, count, &got,
-                                 raw.data()) != CUDNN_STATUS_SUCCESS)
-      continue;
-    for (int64_t i = 0; i < got && i < count; ++i) configs.push_back(found[i]);
-  }
-
-  cudaEvent_t start, stop;
-  CK(cudaEventCreate(&start));
-  CK(cudaEventCreate(&stop));
-  std::shared_ptr<void> events(nullptr, [&](void*) {
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-  });
-  double best = 1e30;
-  GraphDesc best_plan, best_pack;
-  int64_t best_ws = 0;
-  int tried = 0;
-  for (const GraphDesc& cfg : configs) {
-    // The engine's numerical notes decide whether PyTorch would consider it.
-    GraphDesc engine = NewDesc(CUDNN_BACKEND_ENGINE_DESCRIPTOR);
-    cudnnBackendDescriptor_t engines[1] = {Raw(engine)};
-    int64_t n = 0;
-    if (cudnnBackendGetAttribute(Raw(cfg), CUDNN_ATTR_ENGINECFG_ENGINE,
-                                 CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, &n,
-                                 engines) != CUDNN_STATUS_SUCCESS)
-      continue;
-    cudnnBackendNumericalNote_t notes[CUDNN_NUMERICAL_NOTE_TYPE_COUNT];
-    int64_t note_count = 0;
-    cudnnBackendGetAttribute(Raw(engine), CUDNN_ATTR_ENGINE_NUMERICAL_NOTE,
-                             CUDNN_TYPE_NUMERICAL_NOTE, CUDNN_NUMERICAL_NOTE_TYPE_COUNT,
-                             &note_count, notes);
-    bool skip = false;
-    for (int64_t i = 0; i < note_count; ++i)
-      skip = skip || notes[i] == CUDNN_NUMERICAL_NOTE_DOWN_CONVERT_INPUTS ||
-             (s.dtype == DType::kFloat32 && notes[i] == CUDNN_NUMERICAL_NOTE_TENSOR_CORE);
-    if (skip) continue;
-    GraphDesc plan = NewDesc(CUDNN_BACKEND_EXECUTION_PLAN_DESCRIPTOR);
-    cudnnBackendDescriptor_t cfgs[1] = {Raw(cfg)};
-    Set(plan, CUDNN_ATTR_EXECUTION_PLAN_ENGINE_CONFIG, CUDNN_TYPE_BACKEND_DESCRIPTOR, 1, cfgs);
-    Set(plan, CUDNN_ATTR_EXECUTION_PLAN_HANDLE, CUDNN_TYPE_HANDLE, 1, &h);
-    if (cudnnBackendFinalize(Raw(plan)) != CUDNN_STATUS_SUCCESS) continue;
-    int64_t ws_bytes = 0;
-    if (cudnnBackendGetAttribute(Raw(plan), CUDNN_ATTR_EXECUTION_PLAN_WORKSPACE_SIZE,
-                                 CUDNN_TYPE_INT64, 1, &n, &ws_bytes) != CUDNN_STATUS_SUCCESS ||
-        ws_bytes > static_cast<int64_t>(limit))
-      continue;
-    GraphDesc pack = NewDesc(CUDNN_BACKEND_VARIANT_PACK_DESCRIPTOR);
-    void* pointers[3] = {x, w, y};
-    const int64_t ids[3] = {'x', 'w', 'y'};
-    Set(pack, CUDNN_ATTR_VARIANT_PACK_DATA_POINTERS, CUDNN_TYPE_VOID_PTR, 3, pointers);
-    Set(pack, CUDNN_ATTR_VARIANT_PACK_UNIQUE_IDS, CUDNN_TYPE_INT64, 3, ids);
-    Set(pack, CUDNN_ATTR_VARIANT_PACK_WORKSPACE, CUDNN_TYPE_VOID_PTR, 1, &ws);
-    if (cudnnBackendFinalize(Raw(pack)) != CUDNN_STATUS_SUCCESS) continue;
-    if (cudnnBackendExecute(h, Raw(plan), Raw(pack)) != CUDNN_STATUS_SUCCESS) {
-      cudaGetLastError();
-      continue;
-    }
-    ++tried;
-    CK(cudaEventRecord(start, stream));
-    for (int i = 0; i < 3; ++i) cudnnBackendExecute(h, Raw(plan), Raw(pack));
-    CK(cudaEventRecord(stop, stream));
-    CK(cudaEventSynchronize(stop));
-    float ms = 0;
-    CK(cudaEventElapsedTime(&ms, start, stop));
-    if (ms < best) {
-      best = ms;
-      best_plan = plan;
-      best_pack = pack;
-      best_ws = ws_bytes;
-    }
-  }
-  if (!best_plan) return false;
-  out->keep.push_back(best_plan);
-  out->keep.push_back(best_pack);
-  const cudnnBackendDescriptor_t plan = Raw(best_plan), pack = Raw(best_pack);
-  out->run = [=] { CK(cudnnBackendExecute(h, plan, pack)); };
-  out->note = "cuDNN graph API, fastest of " + std::to_string(tried) + " engine configurations" +
-              ", workspace " + std::to_string(best_ws >> 20) + " MiB";
-  return true;
 }
 
 // cuDNN convolution with the algorithm cudnnFind* measures fastest within the workspace limit,
@@ -853,24 +593,10 @@ Prepared Builder::Own() {
 // divided by `inner`.
 Measurement TimeOnDevice(const std::function<void()>& run, const MeasureOptions& o,
                          cudaStream_t stream) {
-  cudaEvent_t start, stop;
-  CK(cudaEventCreate(&start));
-  CK(cudaEventCreate(&stop));
-  std::shared_ptr<void> guard(nullptr, [&](void*) {
-    cudaEventDestroy(start);
-    cudaEventDestroy(stop);
-  });
+  EventTimer timer(stream);
   for (int i = 0; i < std::max(o.warmup, 1); ++i) run();
   CK(cudaStreamSynchronize(stream));
-  auto sample = [&](int inner) {
-    CK(cudaEventRecord(start, stream));
-    for (int i = 0; i < inner; ++i) run();
-    CK(cudaEventRecord(stop, stream));
-    CK(cudaEventSynchronize(stop));
-    float ms = 0;
-    CK(cudaEventElapsedTime(&ms, start, stop));
-    return ms * 1e-3 / inner;
-  };
+  auto sample = [&](int inner) { return timer.SecondsPerRun(run, inner); };
   const double once = sample(1);
   const int inner = static_cast<int>(std::clamp(2e-4 / std::max(once, 1e-7), 1.0, 200.0));
   std::vector<double> samples;

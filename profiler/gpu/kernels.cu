@@ -194,17 +194,26 @@ __global__ void ColumnSumKernel(const T* dy, float* db, int64_t rows, int64_t co
 
 // Softmax over rows of c values, one block per row, as PyTorch's own softmax kernels do it:
 // the row's maximum, the sum of exponentials, then the output.
+// The block's row maximum m and the sum of exp(x - m) over the row, both block-wide.
+template <typename T>
+__device__ void RowMaxAndExpSum(const T* in, int64_t c, float* shared, float* m, float* s) {
+  float mx = -INFINITY;
+  for (int64_t i = threadIdx.x; i < c; i += blockDim.x) mx = fmaxf(mx, Load(in, i));
+  mx = BlockMax(mx, shared);
+  float sum = 0.f;
+  for (int64_t i = threadIdx.x; i < c; i += blockDim.x) sum += __expf(Load(in, i) - mx);
+  *m = mx;
+  *s = BlockSum(sum, shared);
+}
+
 template <typename T>
 __global__ void SoftmaxFwdKernel(const T* x, T* y, int64_t c) {
   __shared__ float shared[32];
   const int64_t row = blockIdx.x;
   const T* in = x + row * c;
-  float m = -INFINITY;
-  for (int64_t i = threadIdx.x; i < c; i += blockDim.x) m = fmaxf(m, Load(in, i));
-  m = BlockMax(m, shared);
-  float s = 0.f;
-  for (int64_t i = threadIdx.x; i < c; i += blockDim.x) s += __expf(Load(in, i) - m);
-  const float inv = 1.f / BlockSum(s, shared);
+  float m, s;
+  RowMaxAndExpSum(in, c, shared, &m, &s);
+  const float inv = 1.f / s;
   for (int64_t i = threadIdx.x; i < c; i += blockDim.x)
     Store(y, row * c + i, __expf(Load(in, i) - m) * inv);
 }
@@ -329,12 +338,8 @@ __global__ void SoftmaxXentKernel(const T* x, const int32_t* labels, T* grad, fl
   __shared__ float shared[32];
   const int64_t row = blockIdx.x;
   const T* in = x + row * c;
-  float m = -INFINITY;
-  for (int64_t i = threadIdx.x; i < c; i += blockDim.x) m = fmaxf(m, Load(in, i));
-  m = BlockMax(m, shared);
-  float s = 0.f;
-  for (int64_t i = threadIdx.x; i < c; i += blockDim.x) s += __expf(Load(in, i) - m);
-  s = BlockSum(s, shared);
+  float m, s;
+  RowMaxAndExpSum(in, c, shared, &m, &s);
   const int32_t label = labels[row];
   for (int64_t i = threadIdx.x; i < c; i += blockDim.x)
     Store(grad, row * c + i, __expf(Load(in, i) - m) / s - (i == label ? 1.f : 0.f));

@@ -1,7 +1,8 @@
 // The GPU kernels of our own: what frameworks run as their own CUDA kernels rather than cuDNN or
 // cuBLAS calls (element-wise functions, binary ops, reductions, softmax, dropout, layer norm,
-// embedding gather and scatter, the loss and the optimizer updates), plus filling buffers and an empty kernel for the
-// launch-cost microbenchmark. Each launcher enqueues on `stream` and returns the launch's error.
+// embedding gather and scatter, the loss and the optimizer updates), plus filling buffers and an
+// empty kernel for the launch-cost microbenchmark. Each launcher enqueues on `stream` and returns
+// the launch's error.
 #ifndef EPOCHCOST_PROFILER_GPU_KERNELS_H_
 #define EPOCHCOST_PROFILER_GPU_KERNELS_H_
 
@@ -14,7 +15,19 @@ namespace epochcost::profiler::gpu {
 enum class Elem { kF32, kBF16, kF16 };
 int ElemSize(Elem t);
 
-enum class Act { kLinear, kRelu, kRelu6, kTanh, kSigmoid, kGelu, kSwish, kHardSigmoid, kSqrt, kExp, kLog };
+enum class Act {
+  kLinear,
+  kRelu,
+  kRelu6,
+  kTanh,
+  kSigmoid,
+  kGelu,
+  kSwish,
+  kHardSigmoid,
+  kSqrt,
+  kExp,
+  kLog
+};
 enum class BinaryOp { kAdd, kSub, kMul, kDiv };
 enum class LossKind { kSoftmaxCrossEntropy, kBinaryCrossEntropy, kMeanSquaredError };
 enum class OptimizerKind { kSgd, kMomentum, kRmsprop, kAdam, kAdadelta };
@@ -68,8 +81,8 @@ cudaError_t Loss(LossKind kind, const void* x, const int32_t* labels, const void
 
 // One update of n weights w from their gradient g; s1 and s2 are the optimizer's state arrays
 // (momentum/first moment, second moment or accumulated update), as the algorithm needs them.
-cudaError_t OptimizerStep(OptimizerKind kind, void* w, const void* g, void* s1, void* s2,
-                          int64_t n, Elem t, cudaStream_t stream);
+cudaError_t OptimizerStep(OptimizerKind kind, void* w, const void* g, void* s1, void* s2, int64_t n,
+                          Elem t, cudaStream_t stream);
 
 // A kernel that does nothing, to time a launch.
 cudaError_t Empty(cudaStream_t stream);

@@ -40,13 +40,14 @@ TEST(RooflineTest, TensorRatesOnlyForGemmLikeOpsAndSupportedPrecisions) {
 
 TEST(ScaledTimesTest, SameDeviceGivesTheMeasurementAndFasterDeviceScales) {
   const OpSignature gemm = Sig("matmul dt=f32 b=1 m=1024 k=1024 n=1024");
-  ReferenceDevice ref{"Ref GPU", "2026-01-02", Device(10, 100, 5), {{gemm, Seconds::FromMicroseconds(435)}}};
+  const ReferenceDevice ref{"Ref GPU", "2026-01-02", Device(10, 100, 5), {{gemm, Seconds::FromMicroseconds(435)}}};
+  auto lent = std::make_shared<const ReferenceEfficiencies>(ref);
   // Bound 214.7 us; work 430 us; efficiency 0.4994.
   TargetDevice same{ref.roofline, 1, {}};
-  const ScaledTimes here(ref, same);
+  const ScaledTimes here(lent, same);
   EXPECT_NEAR(here.Find(gemm, 1)->median.seconds(), 435e-6, 1e-12);
   TargetDevice twice{Device(20, 200, 5), 1, {}};
-  const ScaledTimes there(ref, twice);
+  const ScaledTimes there(lent, twice);
   // 5 us + 430 us / 2.
   EXPECT_NEAR(there.Find(gemm, 1)->median.seconds(), 220e-6, 1e-12);
   EXPECT_EQ(there.Find(gemm, 1)->source, "scaled from Ref GPU (2026-01-02)");
