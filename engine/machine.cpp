@@ -159,6 +159,7 @@ Result<MachinePrediction> PredictOnMachine(const Model& model, LoweringOptions o
                               "memory bandwidth of " + machine.cpu->family);
   }
   if (settings.per_op_overhead) overhead = *settings.per_op_overhead;
+  out.per_op_overhead = overhead;
 
   LoweringCache local;
   Result<const LoweredStep*> lowered =
@@ -170,6 +171,7 @@ Result<MachinePrediction> PredictOnMachine(const Model& model, LoweringOptions o
   const ScaledTimes times(reference, target);
   EpochOptions eo{.threads = 1,
                   .per_op_overhead = overhead,
+                  .kernel_scale = settings.kernel_scale,
                   .dispatch_overlaps = gpu,
                   .samples = settings.samples,
                   .val_samples = settings.val_samples};

@@ -71,6 +71,7 @@ struct MachineSettings {
   int64_t samples = 0;
   int64_t val_samples = 0;
   std::optional<Seconds> per_op_overhead;  // overrides the reference's dispatch cost
+  double kernel_scale = 1;                  // a calibration's multiplier on op times
   LoweringCache* cache = nullptr;           // optional
 };
 
@@ -86,6 +87,7 @@ struct MachinePrediction {
   int64_t device_batch = 0;  // the batch each GPU (or the CPU) runs
   double threads = 0;        // CPU: effective cores
   Seconds compute_step;      // the ops on one device (with per-op overhead)
+  Seconds per_op_overhead;   // the one used (the reference's dispatch, or the setting)
   Seconds allreduce;         // gradient all-reduce, and what the backward pass does not hide
   Seconds exposed_allreduce;
   Seconds input_step;        // host input preparation and host-to-device copy per step

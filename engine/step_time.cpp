@@ -18,8 +18,9 @@ Seconds Sum(const StepOps& ops, const OpTimeSource& times, const EpochOptions& o
     }
     // A GPU runs its kernels while the host queues the next ones: an op costs the longer of
     // the two. A CPU does the dispatch and the work one after the other.
-    const Seconds each = o.dispatch_overlaps ? std::max(t->median, o.per_op_overhead)
-                                             : t->median + o.per_op_overhead;
+    const Seconds kernel = t->median * o.kernel_scale;
+    const Seconds each = o.dispatch_overlaps ? std::max(kernel, o.per_op_overhead)
+                                             : kernel + o.per_op_overhead;
     const Seconds cost = each * op.count;
     total += cost;
     if (rows) rows->push_back({op.signature, op.count, t->median, cost, t->source, op.layers});
@@ -38,7 +39,7 @@ EpochPrediction PredictEpoch(const StepOps& train, const StepOps& eval, int64_t 
             [](const OpTiming& a, const OpTiming& b) { return a.total > b.total; });
   p.steps_per_epoch = (options.samples + batch - 1) / batch;
   if (options.val_samples > 0) {
-    p.eval_step = Sum(eval, times, options, nullptr, &p.missing, &seen);
+    p.eval_step = Sum(eval, times, options, &p.eval_ops, &p.missing, &seen);
     p.eval_steps = (options.val_samples + batch - 1) / batch;
   }
   p.epoch = p.step * static_cast<double>(p.steps_per_epoch) +

@@ -30,6 +30,7 @@ class OpTimeSource {
 struct EpochOptions {
   int threads = 1;
   Seconds per_op_overhead;        // framework dispatch per op call
+  double kernel_scale = 1;        // a calibration's multiplier on every op time (validation/)
   bool dispatch_overlaps = false;  // a GPU: the dispatch of one op overlaps the work of another
   int64_t samples = 0;      // training samples per epoch
   int64_t val_samples = 0;  // validation samples per epoch (forward only)
@@ -38,8 +39,8 @@ struct EpochOptions {
 struct OpTiming {
   OpSignature signature;
   int count = 0;
-  Seconds each;   // measured median
-  Seconds total;  // count x (each + overhead), or count x max(each, overhead)
+  Seconds each;   // measured median (scaled or carried over), before kernel_scale
+  Seconds total;  // count x (scale x each + overhead), or count x max(scale x each, overhead)
   std::string source;
   std::vector<std::string> layers;
 };
@@ -51,6 +52,7 @@ struct EpochPrediction {
   int64_t eval_steps = 0;
   Seconds epoch;
   std::vector<OpTiming> ops;         // of the training step, largest total first
+  std::vector<OpTiming> eval_ops;    // of the validation step, in lowering order
   std::vector<OpSignature> missing;  // signatures with no measurement
 };
 

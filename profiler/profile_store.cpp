@@ -33,6 +33,11 @@ CREATE TABLE IF NOT EXISTS measurements(
 CREATE TABLE IF NOT EXISTS microbenchmarks(
   device TEXT NOT NULL REFERENCES devices(id), name TEXT NOT NULL, threads INTEGER NOT NULL,
   value REAL NOT NULL, measured_at TEXT NOT NULL, PRIMARY KEY(device, name, threads));
+CREATE TABLE IF NOT EXISTS calibrations(
+  framework TEXT NOT NULL, device_kind TEXT NOT NULL, kernel_scale REAL NOT NULL,
+  per_op_overhead_s REAL NOT NULL, runs INTEGER NOT NULL, folds INTEGER NOT NULL,
+  mape_before REAL NOT NULL, mape_after REAL NOT NULL, fitted_at TEXT NOT NULL,
+  origin TEXT NOT NULL, PRIMARY KEY(framework, device_kind));
 )sql";
 
 constexpr int kFormatVersion = 1;
@@ -215,6 +220,43 @@ Result<std::vector<StoredMeasurement>> ProfileStore::Measurements(const Fingerpr
                    q->Text(6)});
   }
   return out;
+}
+
+Status ProfileStore::PutCalibration(const StoredCalibration& c) {
+  Result<Statement> q = db_->Prepare(
+      "INSERT OR REPLACE INTO calibrations VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+  if (!q.ok()) return q.status();
+  q->Bind(1, c.framework).Bind(2, c.device_kind).Bind(3, c.kernel_scale);
+  q->Bind(4, c.per_op_overhead.seconds()).Bind(5, int64_t{c.runs}).Bind(6, int64_t{c.folds});
+  q->Bind(7, c.mape_before).Bind(8, c.mape_after).Bind(9, c.fitted_at).Bind(10, c.origin);
+  return q->Run();
+}
+
+Result<std::vector<StoredCalibration>> ProfileStore::Calibrations() const {
+  Result<Statement> q = db_->Prepare(
+      "SELECT framework, device_kind, kernel_scale, per_op_overhead_s, runs, folds, mape_before, "
+      "mape_after, fitted_at, origin FROM calibrations ORDER BY framework, device_kind");
+  if (!q.ok()) return q.status();
+  std::vector<StoredCalibration> out;
+  for (;;) {
+    Result<bool> row = q->Step();
+    if (!row.ok()) return row.status();
+    if (!*row) break;
+    out.push_back({q->Text(0), q->Text(1), q->Double(2), Seconds::FromSeconds(q->Double(3)),
+                   static_cast<int>(q->Int(4)), static_cast<int>(q->Int(5)), q->Double(6),
+                   q->Double(7), q->Text(8), q->Text(9)});
+  }
+  return out;
+}
+
+Result<StoredCalibration> ProfileStore::FindCalibration(const std::string& framework,
+                                                        const std::string& device_kind) const {
+  Result<std::vector<StoredCalibration>> all = Calibrations();
+  if (!all.ok()) return all.status();
+  for (const StoredCalibration& c : *all)
+    if (c.framework == framework && c.device_kind == device_kind) return c;
+  return Status::NotFound("no calibration for " + framework + " on " + device_kind +
+                          " in the profile store; run: epochcost calibrate RUNS...");
 }
 
 Result<std::string> ProfileStore::ExportJson(const Fingerprint& d) const {

@@ -34,6 +34,19 @@ struct Microbenchmark {
   std::string measured_at;
 };
 
+// A framework's correction on one kind of device, fitted by `epochcost calibrate`
+// (validation/calibration.h, docs/calibration.md), with how well it did under cross-validation.
+struct StoredCalibration {
+  std::string framework;    // as run logs name it: "pytorch", "keras+tensorflow"
+  std::string device_kind;  // "cpu" or "gpu"
+  double kernel_scale = 1;
+  Seconds per_op_overhead;
+  int runs = 0, folds = 0;
+  double mape_before = 0, mape_after = 0;  // percent, cross-validated
+  std::string fitted_at;                   // YYYY-MM-DD
+  std::string origin;                      // the run logs it was fitted to
+};
+
 class ProfileStore : public OpTimeSource {
  public:
   // Opens (creating) the store at `path` and loads the shipped profiles it has not seen yet.
@@ -52,6 +65,12 @@ class ProfileStore : public OpTimeSource {
   Result<std::vector<Microbenchmark>> Microbenchmarks(const Fingerprint& device) const;
   Result<std::vector<Fingerprint>> Devices() const;
   Result<std::vector<StoredMeasurement>> Measurements(const Fingerprint& device) const;
+
+  // Calibrations, one per framework and device kind (a new one replaces the old).
+  Status PutCalibration(const StoredCalibration& c);
+  Result<std::vector<StoredCalibration>> Calibrations() const;
+  Result<StoredCalibration> FindCalibration(const std::string& framework,
+                                            const std::string& device_kind) const;
 
   // JSON export of one device's profile, and import (one transaction; a bad file changes nothing).
   Result<std::string> ExportJson(const Fingerprint& device) const;

@@ -1,0 +1,184 @@
+#include "cli/prediction.h"
+
+#include "cli/targets.h"
+#include "engine/model_source.h"
+#include "profiler/gpu/gpu_backend.h"
+
+namespace epochcost::cli {
+namespace {
+
+std::string MissingMessage(const Prediction& p, const PredictionRequest& r,
+                           const OpSignature& first, size_t count) {
+  const bool local = r.on == "local-cpu" || r.on == "local-gpu";
+  const std::string where = local ? (p.gpu ? "this GPU" : "this CPU") : p.device;
+  std::string s = std::to_string(count) + " op signatures of " + p.model_name +
+                  " are not measured on " + where +
+                  (p.gpu ? "" : " at " + std::to_string(p.threads) + " thread(s)") +
+                  " (first: " + first.ToString() + ")";
+  if (local)
+    s += "; run: epochcost profile " + r.model +
+         (p.gpu ? " --device gpu" : " --threads " + std::to_string(p.threads)) + " --batch " +
+         std::to_string(p.batch) +
+         (p.lowering.precision == DType::kFloat32
+              ? ""
+              : " --precision " + std::string(DTypeName(p.lowering.precision)));
+  return s;
+}
+
+}  // namespace
+
+Result<std::unique_ptr<Predictor>> Predictor::Open(const std::string& profiles,
+                                                   const std::string& catalog) {
+  std::unique_ptr<Predictor> p(new Predictor());
+  Result<std::unique_ptr<profiler::ProfileStore>> store = profiler::ProfileStore::Open(
+      profiles.empty() ? profiler::ProfileStore::DefaultPath() : profiles);
+  if (!store.ok()) return store.status();
+  p->profiles_ = std::move(*store);
+  p->catalog_path_ = catalog.empty() ? catalog::CatalogStore::DefaultPath() : catalog;
+  return p;
+}
+
+Result<Prediction> Predictor::Predict(const PredictionRequest& r) {
+  if (r.threads < 0) return Status::InvalidArgument("--threads must be positive");
+  if (r.batch < 0) return Status::InvalidArgument("--batch must be positive");
+  if (r.gpus < 0 || r.gpus > 64) return Status::InvalidArgument("--gpus must be from 1 to 64");
+  Result<Model> model = LoadModel(r.model);
+  if (!model.ok()) return model.status();
+  if (r.on == "local-cpu") return PredictMeasured(r, *model, profiler::LocalCpu());
+  if (r.on == "local-gpu") {
+    Result<profiler::Fingerprint> fp = profiler::LocalGpu();
+    if (!fp.ok()) return fp.status().WithContext("--on local-gpu");
+    return PredictMeasured(r, *model, *fp);
+  }
+  if (r.on.starts_with("device:")) {
+    const std::string name = r.on.substr(7);
+    Result<std::vector<profiler::Fingerprint>> devices = profiles_->Devices();
+    if (!devices.ok()) return devices.status();
+    for (const profiler::Fingerprint& d : *devices)
+      if (d.model == name) return PredictMeasured(r, *model, d);
+    return Status::NotFound("--on " + r.on + ": no profiled device '" + name +
+                            "' in the profile store (see `epochcost profile list`)");
+  }
+  return PredictElsewhere(r, *model);
+}
+
+Status Predictor::ApplyCalibration(const PredictionRequest& r, const std::string& kind,
+                                   Prediction* p, MachineSettings* settings) {
+  if (r.framework.empty()) return Status::Ok();
+  Result<profiler::StoredCalibration> c = profiles_->FindCalibration(r.framework, kind);
+  if (!c.ok()) return c.status().WithContext("--framework");
+  p->calibration = *c;
+  settings->kernel_scale = c->kernel_scale;
+  settings->per_op_overhead = c->per_op_overhead;
+  return Status::Ok();
+}
+
+Result<Prediction> Predictor::PredictMeasured(const PredictionRequest& r, const Model& model,
+                                              const profiler::Fingerprint& device) {
+  Prediction p;
+  p.model_name = model.name();
+  p.measured = true;
+  p.gpu = device.kind == "gpu";
+  p.device = device.model;
+  p.threads = p.gpu || r.threads == 0 ? 1 : r.threads;
+  p.path = "same device";
+  Result<EpochSizes> sizes = ResolveEpochSizes(model, r.batch, r.samples, r.val_samples);
+  if (!sizes.ok()) return sizes.status();
+  p.batch = sizes->batch;
+  p.samples = sizes->samples;
+  p.val_samples = sizes->val_samples;
+  Result<LoweringOptions> lowering =
+      ResolveLowering(r.lowering, model, p.batch, &p.optimizer,
+                      p.gpu ? LoweringTarget::kGpu : LoweringTarget::kCpu);
+  if (!lowering.ok()) return lowering.status();
+  p.lowering = *lowering;
+  Result<const LoweredStep*> step = cache_.Get(model, p.lowering);
+  if (!step.ok()) return step.status();
+  p.distinct_ops = (*step)->train.ops.size();
+
+  // The per-op overhead: given, else a calibration's, else the dispatch cost measured here.
+  MachineSettings settings;
+  EPOCHCOST_RETURN_IF_ERROR(ApplyCalibration(r, device.kind, &p, &settings));
+  double overhead = -1;
+  if (r.overhead) {
+    overhead = r.overhead->seconds();
+  } else if (settings.per_op_overhead) {
+    overhead = settings.per_op_overhead->seconds();
+  } else {
+    Result<std::vector<profiler::Microbenchmark>> bs = profiles_->Microbenchmarks(device);
+    if (!bs.ok()) return bs.status();
+    for (const auto& b : *bs)
+      if (b.name == "dispatch_seconds" && b.threads == p.threads) overhead = b.value;
+  }
+  p.overhead = Seconds::FromSeconds(std::max(0.0, overhead));
+  p.kernel_scale = settings.kernel_scale;
+  profiles_->SelectDevice(device);
+  p.epoch = PredictEpoch((*step)->train, (*step)->eval, p.batch, *profiles_,
+                         {.threads = p.threads,
+                          .per_op_overhead = p.overhead,
+                          .kernel_scale = p.kernel_scale,
+                          .dispatch_overlaps = p.gpu,
+                          .samples = p.samples,
+                          .val_samples = p.val_samples});
+  if (!p.epoch.missing.empty())
+    return Status::NotFound(MissingMessage(p, r, p.epoch.missing.front(), p.epoch.missing.size()));
+  return p;
+}
+
+Result<Prediction> Predictor::PredictElsewhere(const PredictionRequest& r, const Model& model) {
+  if (!catalog_) {
+    Result<std::unique_ptr<catalog::CatalogStore>> cat = catalog::CatalogStore::Open(catalog_path_);
+    if (!cat.ok()) return cat.status();
+    catalog_ = std::move(*cat);
+  }
+  if (!references_) {
+    Result<References> refs = LoadReferences(*profiles_);
+    if (!refs.ok()) return refs.status();
+    references_ = std::move(*refs);
+  }
+  Result<Machine> machine = ResolveTarget(r.on, *catalog_, r.gpus);
+  if (!machine.ok()) return machine.status();
+  Prediction p;
+  p.model_name = model.name();
+  p.gpu = machine->gpus > 0;
+  Result<EpochSizes> sizes = ResolveEpochSizes(model, r.batch, r.samples, r.val_samples);
+  if (!sizes.ok()) return sizes.status();
+  p.batch = sizes->batch;
+  p.samples = sizes->samples;
+  p.val_samples = sizes->val_samples;
+  Result<LoweringOptions> lowering =
+      ResolveLowering(r.lowering, model, p.batch, &p.optimizer,
+                      p.gpu ? LoweringTarget::kGpu : LoweringTarget::kCpu);
+  if (!lowering.ok()) return lowering.status();
+  p.lowering = *lowering;
+  MachineSettings settings{.samples = p.samples, .val_samples = p.val_samples, .cache = &cache_};
+  EPOCHCOST_RETURN_IF_ERROR(ApplyCalibration(r, p.gpu ? "gpu" : "cpu", &p, &settings));
+  if (r.overhead) settings.per_op_overhead = r.overhead;
+  Result<MachinePrediction> m = PredictOnMachine(model, p.lowering, *machine, *references_, settings);
+  if (!m.ok()) return m.status();
+  p.machine = std::move(*machine);
+  p.epoch = m->epoch;
+  p.overhead = m->per_op_overhead;
+  p.kernel_scale = settings.kernel_scale;
+  p.distinct_ops = p.epoch.ops.size();
+  // "scaled from DEVICE (DATE)", "analytic (efficiency ...)", each maybe "and others".
+  const std::string& s = m->source;
+  p.path = s.starts_with("scaled from ") ? s.substr(0, s.find(" (")) : "analytic";
+  p.on_machine = std::move(*m);
+  return p;
+}
+
+validation::PredictionTerms TermsOf(const Prediction& p) {
+  validation::PredictionTerms t;
+  for (const OpTiming& o : p.epoch.ops) t.train.push_back({static_cast<double>(o.count), o.each});
+  for (const OpTiming& o : p.epoch.eval_ops)
+    t.eval.push_back({static_cast<double>(o.count), o.each});
+  t.steps = static_cast<double>(p.epoch.steps_per_epoch);
+  t.eval_steps = static_cast<double>(p.epoch.eval_steps);
+  if (p.on_machine) t.extra_per_step = p.epoch.step - p.on_machine->compute_step;
+  t.overlaps = p.gpu;
+  t.overhead = p.overhead;
+  return t;
+}
+
+}  // namespace epochcost::cli

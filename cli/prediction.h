@@ -1,0 +1,78 @@
+// One prediction, as `predict`, `validate` and `calibrate` make it: on a measured device from its
+// own op times (local-cpu, local-gpu, device:NAME for a profiled device), or on any other
+// machine with op times scaled from a measured reference (cli/targets.h), optionally corrected
+// by a stored calibration. Keeps the terms a calibration acts on.
+#ifndef EPOCHCOST_CLI_PREDICTION_H_
+#define EPOCHCOST_CLI_PREDICTION_H_
+
+#include <memory>
+#include <optional>
+#include <string>
+
+#include "catalog/store.h"
+#include "cli/lowering_flags.h"
+#include "engine/machine.h"
+#include "profiler/profile_store.h"
+#include "validation/calibration.h"
+
+namespace epochcost::cli {
+
+struct PredictionRequest {
+  std::string model;  // zoo name or file
+  std::string on = "local-cpu";
+  int threads = 0;  // measured CPUs: 0 = 1 thread
+  int gpus = 0;     // gpu:NAME targets
+  int64_t batch = 0, samples = -1, val_samples = -1;  // <= 0 / < 0: the model's own
+  LoweringFlags lowering;
+  std::optional<Seconds> overhead;  // overrides the per-op overhead (and a calibration's)
+  std::string framework;            // non-empty: apply its stored calibration
+};
+
+struct Prediction {
+  std::string model_name;
+  int64_t batch = 0, samples = 0, val_samples = 0;
+  LoweringOptions lowering;
+  std::string optimizer;
+  bool gpu = false;
+  bool measured = false;  // on the measured device itself
+  std::string device;     // the measured device's model string (measured)
+  int threads = 1;        // measured CPU
+  size_t distinct_ops = 0;
+  std::optional<Machine> machine;             // elsewhere
+  std::optional<MachinePrediction> on_machine;  // elsewhere (its epoch is `epoch`)
+  EpochPrediction epoch;
+  Seconds overhead;
+  double kernel_scale = 1;
+  std::optional<profiler::StoredCalibration> calibration;
+  std::string path;  // "same device", "scaled from DEVICE", "analytic"
+};
+
+class Predictor {
+ public:
+  // Opens the profile store now and the catalog when a target needs it (empty: default paths).
+  static Result<std::unique_ptr<Predictor>> Open(const std::string& profiles,
+                                                 const std::string& catalog);
+  Result<Prediction> Predict(const PredictionRequest& request);
+  profiler::ProfileStore& profiles() { return *profiles_; }
+
+ private:
+  Predictor() = default;
+  Result<Prediction> PredictMeasured(const PredictionRequest& r, const Model& model,
+                                     const profiler::Fingerprint& device);
+  Result<Prediction> PredictElsewhere(const PredictionRequest& r, const Model& model);
+  Status ApplyCalibration(const PredictionRequest& r, const std::string& kind,
+                          Prediction* p, MachineSettings* settings);
+
+  std::string catalog_path_;
+  std::unique_ptr<profiler::ProfileStore> profiles_;
+  std::unique_ptr<catalog::CatalogStore> catalog_;
+  std::optional<References> references_;
+  LoweringCache cache_;
+};
+
+// The terms of a prediction a calibration acts on.
+validation::PredictionTerms TermsOf(const Prediction& p);
+
+}  // namespace epochcost::cli
+
+#endif  // EPOCHCOST_CLI_PREDICTION_H_

@@ -1,0 +1,66 @@
+// Calibration: two documented correction parameters per framework and device kind, fitted to
+// real runs by least squares on relative errors (docs/calibration.md):
+//   kernel_scale     multiplies every op's predicted kernel time (the framework's kernels are
+//                    that much slower or faster than the ones epochcost measured or scaled);
+//   per_op_overhead  replaces the per-op dispatch cost (the framework's own work per op call:
+//                    Python, autograd, graph executor), added to each op on a CPU and overlapping
+//                    the kernels on a GPU (an op costs max(kernel, overhead)).
+// A run's prediction is kept as the terms these act on (PredictionTerms), so a fit evaluates
+// thousands of candidate corrections without predicting again. Judged by K-fold cross-validation:
+// each fold's runs are predicted with the correction fitted on the other folds.
+#ifndef EPOCHCOST_VALIDATION_CALIBRATION_H_
+#define EPOCHCOST_VALIDATION_CALIBRATION_H_
+
+#include <string>
+#include <vector>
+
+#include "engine/status.h"
+#include "engine/units.h"
+
+namespace epochcost::validation {
+
+struct OpCost {
+  double count = 0;  // calls per step
+  Seconds kernel;    // one call, without overhead
+};
+
+struct PredictionTerms {
+  std::vector<OpCost> train, eval;
+  double steps = 0, eval_steps = 0;
+  Seconds extra_per_step;  // what is not per-op: host input, exposed all-reduce
+  bool overlaps = false;   // GPU: an op costs max(kernel, overhead), else kernel + overhead
+  Seconds overhead;        // the uncalibrated per-op overhead
+};
+
+struct Correction {
+  double kernel_scale = 1;
+  Seconds per_op_overhead;
+};
+
+// Epoch seconds of the terms under a correction; Uncalibrated() uses the terms' own overhead.
+Seconds EpochTime(const PredictionTerms& terms, const Correction& c);
+Seconds Uncalibrated(const PredictionTerms& terms);
+
+struct CalibrationSample {
+  PredictionTerms terms;
+  double measured_seconds = 0;  // per epoch
+};
+
+// The correction minimising the sum of squared relative errors. Without overlap the model is
+// linear in (kernel_scale, overhead) and solved exactly (Eigen, with the overhead or the scale
+// held at 0 or 1 when the free solution leaves the valid range); with overlap it is piecewise
+// linear and found on a log grid refined twice. Needs at least 3 samples.
+Result<Correction> FitCorrection(const std::vector<const CalibrationSample*>& samples);
+
+struct CrossValidation {
+  int folds = 0;
+  std::vector<double> before, after;  // per sample: uncalibrated and held-out calibrated seconds
+  double mape_before = 0, mape_after = 0, worst_before = 0, worst_after = 0;  // percent
+};
+// Sample i is in fold i % folds; folds is capped at the number of samples (leave-one-out).
+Result<CrossValidation> CrossValidate(const std::vector<const CalibrationSample*>& samples,
+                                      int folds);
+
+}  // namespace epochcost::validation
+
+#endif  // EPOCHCOST_VALIDATION_CALIBRATION_H_

@@ -1,0 +1,161 @@
+#include "validation/run_log.h"
+
+#include <algorithm>
+#include <cmath>
+#include <cstdlib>
+#include <map>
+
+#include "engine/csv.h"
+
+namespace epochcost::validation {
+namespace {
+
+Result<double> Positive(const std::string& text, const std::string& column) {
+  if (text.empty()) return Status::InvalidArgument(column + " is empty");
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (end != text.c_str() + text.size() || !std::isfinite(v))
+    return Status::InvalidArgument(column + " '" + text + "' is not a number");
+  if (v <= 0) return Status::InvalidArgument(column + " " + text + " is not positive");
+  return v;
+}
+
+Result<int64_t> PositiveCount(const std::string& text, const std::string& column) {
+  Result<double> v = Positive(text, column);
+  if (!v.ok()) return v.status();
+  if (*v != std::floor(*v) || *v > 1e15)
+    return Status::InvalidArgument(column + " '" + text + "' is not a whole number");
+  return static_cast<int64_t>(*v);
+}
+
+// Optional counts may be empty (not stated) or zero.
+Result<int64_t> Count(const std::string& text, const std::string& column) {
+  if (text.empty() || text == "0") return int64_t{0};
+  return PositiveCount(text, column);
+}
+
+}  // namespace
+
+Result<RunLog> ParseRunLog(std::string_view text, const std::string& origin, bool skip_bad) {
+  Result<CsvTable> t = CsvTable::Parse(text, origin);
+  if (!t.ok()) return t.status();
+  std::map<std::string, int> col;
+  for (const char* name :
+       {"model", "target", "batch", "samples", "seconds_per_epoch", "framework"}) {
+    Result<int> c = t->Column(name);
+    if (!c.ok()) return c.status();
+    col[name] = *c;
+  }
+  for (const char* name : {"kind", "label", "precision", "optimizer", "threads", "gpus",
+                           "val_samples", "first_epoch_seconds", "usd_per_hour",
+                           "framework_version", "source"})
+    col[name] = t->HasColumn(name) ? *t->Column(name) : -1;
+
+  RunLog log;
+  for (const CsvRecord& r : t->records()) {
+    auto field = [&](const char* name) -> std::string {
+      const int c = col[name];
+      return c < 0 ? std::string() : r.fields[c];
+    };
+    RunRecord run;
+    run.origin = origin + ":" + std::to_string(r.line);
+    Status s = [&]() -> Status {
+      run.model = field("model");
+      run.target = field("target");
+      run.framework = field("framework");
+      if (run.model.empty()) return Status::InvalidArgument("model is empty");
+      if (run.target.empty()) return Status::InvalidArgument("target is empty");
+      if (run.framework.empty()) return Status::InvalidArgument("framework is empty");
+      if (!field("kind").empty()) run.kind = field("kind");
+      if (run.kind != "on-demand" && run.kind != "preemptible" && run.kind != "spot")
+        return Status::InvalidArgument("kind '" + run.kind +
+                                       "' is not on-demand, preemptible or spot");
+      if (!field("precision").empty()) run.precision = field("precision");
+      run.label = field("label");
+      run.optimizer = field("optimizer");
+      run.framework_version = field("framework_version");
+      run.source = field("source");
+      Result<int64_t> batch = PositiveCount(field("batch"), "batch");
+      if (!batch.ok()) return batch.status();
+      run.batch = *batch;
+      Result<int64_t> samples = PositiveCount(field("samples"), "samples");
+      if (!samples.ok()) return samples.status();
+      run.samples = *samples;
+      Result<int64_t> val = Count(field("val_samples"), "val_samples");
+      if (!val.ok()) return val.status();
+      run.val_samples = *val;
+      Result<int64_t> threads = Count(field("threads"), "threads");
+      if (!threads.ok()) return threads.status();
+      Result<int64_t> gpus = Count(field("gpus"), "gpus");
+      if (!gpus.ok()) return gpus.status();
+      if (*threads > 4096 || *gpus > 64)
+        return Status::InvalidArgument("threads or gpus out of range (at most 4096 and 64)");
+      run.threads = static_cast<int>(*threads);
+      run.gpus = static_cast<int>(*gpus);
+      Result<double> secs = Positive(field("seconds_per_epoch"), "seconds_per_epoch");
+      if (!secs.ok()) return secs.status();
+      run.seconds_per_epoch = *secs;
+      if (!field("first_epoch_seconds").empty()) {
+        Result<double> first = Positive(field("first_epoch_seconds"), "first_epoch_seconds");
+        if (!first.ok()) return first.status();
+        run.first_epoch_seconds = *first;
+      }
+      if (!field("usd_per_hour").empty()) {
+        Result<double> usd = Positive(field("usd_per_hour"), "usd_per_hour");
+        if (!usd.ok()) return usd.status();
+        run.usd_per_hour = *usd;
+      }
+      return Status::Ok();
+    }();
+    if (s.ok()) {
+      log.runs.push_back(std::move(run));
+      continue;
+    }
+    Status located = s.WithContext(run.origin);
+    if (!skip_bad) return located;
+    log.skipped.push_back(located.message());
+  }
+  if (log.runs.empty() && log.skipped.empty())
+    return Status::InvalidArgument(origin + ": no runs (a header and no records)");
+  return log;
+}
+
+Result<KerasLogTimes> ParseKerasLog(std::string_view text, const std::string& origin,
+                                    const std::string& column) {
+  Result<CsvTable> t = CsvTable::Parse(text, origin);
+  if (!t.ok()) return t.status();
+  int c = -1;
+  if (!column.empty()) {
+    Result<int> named = t->Column(column);
+    if (!named.ok()) return named.status();
+    c = *named;
+  } else {
+    for (const char* name : {"elapsed", "time", "seconds", "epoch_time"})
+      if (t->HasColumn(name)) {
+        c = *t->Column(name);
+        break;
+      }
+    if (c < 0)
+      return Status::InvalidArgument(origin +
+                                     ":1: no elapsed-seconds column (elapsed, time, seconds or "
+                                     "epoch_time); name it with --elapsed-column");
+  }
+  std::vector<double> epochs;
+  for (const CsvRecord& r : t->records()) {
+    Result<double> v = Positive(r.fields[c], t->header()[c]);
+    if (!v.ok()) return v.status().WithContext(origin + ":" + std::to_string(r.line));
+    epochs.push_back(*v);
+  }
+  if (epochs.empty()) return Status::InvalidArgument(origin + ": no epochs (a header only)");
+  KerasLogTimes out;
+  out.epochs = static_cast<int>(epochs.size());
+  out.first_epoch_seconds = epochs.front();
+  std::vector<double> later(epochs.size() > 1 ? epochs.begin() + 1 : epochs.begin(),
+                            epochs.end());
+  std::sort(later.begin(), later.end());
+  const size_t n = later.size();
+  out.seconds_per_epoch = n % 2 ? later[n / 2] : (later[n / 2 - 1] + later[n / 2]) / 2;
+  return out;
+}
+
+}  // namespace epochcost::validation

@@ -1,0 +1,61 @@
+// Real training runs, as `epochcost validate` and `calibrate` read them: the project's run-log
+// CSV (docs/run-logs.md; written by tools/reference/torch_step.py, and the shape the published
+// runs are shipped in) and Keras CSVLogger files with an elapsed-seconds column per epoch, whose
+// run settings come from the command line.
+#ifndef EPOCHCOST_VALIDATION_RUN_LOG_H_
+#define EPOCHCOST_VALIDATION_RUN_LOG_H_
+
+#include <optional>
+#include <string>
+#include <string_view>
+#include <vector>
+
+#include "engine/status.h"
+
+namespace epochcost::validation {
+
+struct RunRecord {
+  std::string origin;  // "FILE:LINE", for messages
+  std::string model;   // zoo name or model file
+  std::string target;  // what `predict --on` takes: local-cpu, gcp:n1-highcpu-8, gpu:K80, ...
+  std::string kind = "on-demand";  // on-demand, preemptible, spot
+  std::string label;               // how the source names the machine (display only)
+  int64_t batch = 0;
+  std::string precision = "fp32";
+  std::string optimizer;  // empty: the model's own
+  int threads = 0;        // 0: not stated (local-cpu: 1)
+  int gpus = 0;           // 0: the target's own
+  int64_t samples = 0;
+  int64_t val_samples = 0;
+  double seconds_per_epoch = 0;
+  std::optional<double> first_epoch_seconds;
+  std::optional<double> usd_per_hour;  // the price the run paid
+  std::string framework;               // "pytorch", "keras+tensorflow"
+  std::string framework_version;
+  std::string source;
+};
+
+// Reads a run log. Required columns: model, target, batch, samples, seconds_per_epoch,
+// framework; the others of RunRecord are optional. A record with an empty, non-numeric or
+// non-positive number, or an unknown kind or precision, is an error naming FILE:LINE and the
+// column; with `skip_bad` it is reported in `skipped` instead and the rest are read.
+struct RunLog {
+  std::vector<RunRecord> runs;
+  std::vector<std::string> skipped;
+};
+Result<RunLog> ParseRunLog(std::string_view text, const std::string& origin, bool skip_bad);
+
+// A Keras CSVLogger file (a header with "epoch" and an elapsed-seconds column, one row per
+// epoch): the median elapsed seconds of the epochs after the first, and the first's. `column`
+// names the elapsed column; empty tries "elapsed", "time", "seconds", "epoch_time".
+struct KerasLogTimes {
+  double seconds_per_epoch = 0;  // median of epochs 2..N (the first when there is only one)
+  double first_epoch_seconds = 0;
+  int epochs = 0;
+};
+Result<KerasLogTimes> ParseKerasLog(std::string_view text, const std::string& origin,
+                                    const std::string& column);
+
+}  // namespace epochcost::validation
+
+#endif  // EPOCHCOST_VALIDATION_RUN_LOG_H_

@@ -1,0 +1,33 @@
+#include "validation/statistics.h"
+
+#include <cmath>
+
+namespace epochcost::validation {
+
+double PercentError(double predicted, double measured) {
+  return 100.0 * (predicted - measured) / measured;
+}
+
+double Mape(const std::vector<double>& predicted, const std::vector<double>& measured) {
+  if (predicted.empty()) return 0;
+  double sum = 0;
+  for (size_t i = 0; i < predicted.size(); ++i)
+    sum += std::abs(PercentError(predicted[i], measured[i]));
+  return sum / static_cast<double>(predicted.size());
+}
+
+double KendallTau(const std::vector<double>& a, const std::vector<double>& b) {
+  double concordant = 0, discordant = 0, untied_a = 0, untied_b = 0;
+  for (size_t i = 0; i < a.size(); ++i)
+    for (size_t j = i + 1; j < a.size(); ++j) {
+      const double da = a[i] - a[j], db = b[i] - b[j];
+      if (da != 0) ++untied_a;
+      if (db != 0) ++untied_b;
+      if (da * db > 0) ++concordant;
+      if (da * db < 0) ++discordant;
+    }
+  if (untied_a == 0 || untied_b == 0) return 0;
+  return (concordant - discordant) / std::sqrt(untied_a * untied_b);
+}
+
+}  // namespace epochcost::validation

@@ -1,0 +1,23 @@
+// The summary figures of a validation: mean absolute percentage error and Kendall's rank
+// correlation between predicted and measured orderings.
+#ifndef EPOCHCOST_VALIDATION_STATISTICS_H_
+#define EPOCHCOST_VALIDATION_STATISTICS_H_
+
+#include <vector>
+
+namespace epochcost::validation {
+
+// 100 x (predicted - measured) / measured.
+double PercentError(double predicted, double measured);
+
+// Mean of |PercentError| over the pairs (0 when empty).
+double Mape(const std::vector<double>& predicted, const std::vector<double>& measured);
+
+// Kendall's tau-b of two equally long samples: (concordant - discordant) pairs over the
+// geometric mean of the pairs untied in each sample; 0 when either sample is constant or has
+// fewer than two values. Ties count in neither numerator term.
+double KendallTau(const std::vector<double>& a, const std::vector<double>& b);
+
+}  // namespace epochcost::validation
+
+#endif  // EPOCHCOST_VALIDATION_STATISTICS_H_
