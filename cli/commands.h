@@ -23,6 +23,8 @@ void RegisterCatalogCommand(CLI::App& app, CommandFn* run);
 void RegisterProfileCommand(CLI::App& app, CommandFn* run);
 void RegisterPredictCommand(CLI::App& app, CommandFn* run);
 void RegisterRecommendCommand(CLI::App& app, CommandFn* run);
+void RegisterValidateCommand(CLI::App& app, CommandFn* run);
+void RegisterCalibrateCommand(CLI::App& app, CommandFn* run);
 
 // Prints "epochcost: error: MESSAGE" on stderr and returns kExitError.
 int ReportError(const Status& status);

@@ -15,9 +15,10 @@ int ReportError(const Status& status) {
 namespace {
 
 using RegisterFn = void (*)(CLI::App&, CommandFn*);
-constexpr std::array<RegisterFn, 5> kCommands = {RegisterModelsCommand, RegisterCatalogCommand,
-                                                 RegisterProfileCommand, RegisterPredictCommand,
-                                                 RegisterRecommendCommand};
+constexpr std::array<RegisterFn, 7> kCommands = {
+    RegisterModelsCommand,    RegisterCatalogCommand,  RegisterProfileCommand,
+    RegisterPredictCommand,   RegisterRecommendCommand, RegisterValidateCommand,
+    RegisterCalibrateCommand};
 
 int Main(int argc, char** argv) {
   CLI::App app{

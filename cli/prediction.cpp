@@ -92,7 +92,7 @@ Result<Prediction> Predictor::PredictMeasured(const PredictionRequest& r, const 
                       p.gpu ? LoweringTarget::kGpu : LoweringTarget::kCpu);
   if (!lowering.ok()) return lowering.status();
   p.lowering = *lowering;
-  Result<const LoweredStep*> step = cache_.Get(model, p.lowering);
+  Result<const LoweredStep*> step = caches_[r.model].Get(model, p.lowering);
   if (!step.ok()) return step.status();
   p.distinct_ops = (*step)->train.ops.size();
 
@@ -151,7 +151,7 @@ Result<Prediction> Predictor::PredictElsewhere(const PredictionRequest& r, const
                       p.gpu ? LoweringTarget::kGpu : LoweringTarget::kCpu);
   if (!lowering.ok()) return lowering.status();
   p.lowering = *lowering;
-  MachineSettings settings{.samples = p.samples, .val_samples = p.val_samples, .cache = &cache_};
+  MachineSettings settings{.samples = p.samples, .val_samples = p.val_samples, .cache = &caches_[r.model]};
   EPOCHCOST_RETURN_IF_ERROR(ApplyCalibration(r, p.gpu ? "gpu" : "cpu", &p, &settings));
   if (r.overhead) settings.per_op_overhead = r.overhead;
   Result<MachinePrediction> m = PredictOnMachine(model, p.lowering, *machine, *references_, settings);

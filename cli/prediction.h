@@ -5,6 +5,7 @@
 #ifndef EPOCHCOST_CLI_PREDICTION_H_
 #define EPOCHCOST_CLI_PREDICTION_H_
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -67,7 +68,7 @@ class Predictor {
   std::unique_ptr<profiler::ProfileStore> profiles_;
   std::unique_ptr<catalog::CatalogStore> catalog_;
   std::optional<References> references_;
-  LoweringCache cache_;
+  std::map<std::string, LoweringCache> caches_;  // by the request's model (a name or a file)
 };
 
 // The terms of a prediction a calibration acts on.

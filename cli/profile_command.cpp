@@ -240,6 +240,47 @@ int Import(const ProfileOptions& o) {
   return kExitOk;
 }
 
+// The store's devices (what `predict --on device:NAME` takes), and its calibrations.
+int List(const ProfileOptions& o) {
+  Result<std::unique_ptr<profiler::ProfileStore>> store = OpenProfiles(o.profiles);
+  if (!store.ok()) return ReportError(store.status());
+  Result<std::vector<profiler::Fingerprint>> devices = (*store)->Devices();
+  if (!devices.ok()) return ReportError(devices.status());
+  std::vector<std::vector<std::string>> rows = {
+      {"Kind", "Device", "Measurements", "Threads", "Measured", "Library"}};
+  for (const profiler::Fingerprint& d : *devices) {
+    Result<std::vector<profiler::StoredMeasurement>> ms = (*store)->Measurements(d);
+    if (!ms.ok()) return ReportError(ms.status());
+    std::set<int> threads;
+    std::string first, last;
+    for (const auto& m : *ms) {
+      threads.insert(m.threads);
+      if (first.empty() || m.measured_at < first) first = m.measured_at;
+      last = std::max(last, m.measured_at);
+    }
+    std::string t;
+    for (int n : threads) t += (t.empty() ? "" : ",") + std::to_string(n);
+    rows.push_back({d.kind, d.model, std::to_string(ms->size()), t,
+                    first == last ? first : first + ".." + last, d.library});
+  }
+  std::cout << RenderTable(rows, {false, false, true, false, false, false});
+  Result<std::vector<profiler::StoredCalibration>> cs = (*store)->Calibrations();
+  if (!cs.ok()) return ReportError(cs.status());
+  if (cs->empty()) return kExitOk;
+  std::vector<std::vector<std::string>> c = {
+      {"Calibration", "On", "Kernel scale", "Overhead (us)", "Runs", "CV MAPE", "Fitted"}};
+  for (const auto& k : *cs) {
+    char scale[32], us[32], mape[64];
+    std::snprintf(scale, sizeof scale, "%.3f", k.kernel_scale);
+    std::snprintf(us, sizeof us, "%.2f", k.per_op_overhead.seconds() * 1e6);
+    std::snprintf(mape, sizeof mape, "%.1f%% -> %.1f%%", k.mape_before, k.mape_after);
+    c.push_back({k.framework, k.device_kind, scale, us, std::to_string(k.runs), mape,
+                 k.fitted_at});
+  }
+  std::cout << "\n" << RenderTable(c, {false, false, true, true, true, false, false});
+  return kExitOk;
+}
+
 }  // namespace
 
 void RegisterProfileCommand(CLI::App& app, CommandFn* run) {
@@ -285,6 +326,11 @@ void RegisterProfileCommand(CLI::App& app, CommandFn* run) {
   exp->add_option("--device", o->device, "cpu (default) or gpu");
   exp->add_option("--profiles", o->profiles, "Profile database");
   exp->callback([run, o] { *run = [o] { return Export(*o); }; });
+
+  CLI::App* list = profile->add_subcommand(
+      "list", "List the profiled devices (for predict --on device:NAME) and the calibrations");
+  list->add_option("--profiles", o->profiles, "Profile database");
+  list->callback([run, o] { *run = [o] { return List(*o); }; });
 
   CLI::App* imp = profile->add_subcommand("import", "Add a profile JSON file to the store");
   imp->add_option("FILE", o->file, "A file written by `profile export`")->required();

@@ -14,7 +14,7 @@ namespace epochcost::cli {
 namespace {
 
 struct RecommendOptions {
-  std::string model, batch, kinds, regions, gpus, as_of, plot, catalog, profiles;
+  std::string model, batch, kinds, regions, gpus, as_of, plot, catalog, profiles, framework;
   std::vector<std::string> clouds;
   LoweringFlags lowering;
   int64_t samples = -1, val_samples = -1;
@@ -123,6 +123,24 @@ int Recommend(const RecommendOptions& o) {
   if (!store.ok()) return ReportError(store.status());
   Result<References> refs = LoadReferences(**store);
   if (!refs.ok()) return ReportError(refs.status());
+  std::string calibrated;  // what --framework applied, for the table
+  if (!o.framework.empty()) {
+    for (const char* kind : {"cpu", "gpu"}) {
+      Result<profiler::StoredCalibration> c = (*store)->FindCalibration(o.framework, kind);
+      if (!c.ok()) continue;
+      (std::string(kind) == "cpu" ? req.cpu_correction : req.gpu_correction) =
+          pricing::RecommendRequest::Correction{c->kernel_scale, c->per_op_overhead};
+      char line[160];
+      std::snprintf(line, sizeof line, "%s%s (kernel scale %.3f, per-op overhead %.1f us)",
+                    calibrated.empty() ? "" : "; ", kind, c->kernel_scale,
+                    c->per_op_overhead.seconds() * 1e6);
+      calibrated += line;
+    }
+    if (calibrated.empty())
+      return ReportError(Status::NotFound("--framework " + o.framework +
+                                          ": no calibration stored for it; run: epochcost "
+                                          "calibrate RUNS..."));
+  }
   const catalog::CatalogStore& catalog = **cat;
   auto interruptions = [&catalog](const catalog::Offer& of) {
     return catalog.InterruptionForOffer(of);
@@ -143,6 +161,8 @@ int Recommend(const RecommendOptions& o) {
     std::cout << "Model " << model->name() << ", " << (batch_auto ? "batch auto" : "batch " + std::to_string(batch))
               << ", " << DTypeName(cpu->precision) << ", " << opt_name << ", "
               << req.samples << " samples per epoch, " << o.epochs << " epochs\n";
+    if (!calibrated.empty())
+      std::cout << "Calibrated for " << o.framework << ": " << calibrated << "\n";
     std::cout << RecommendTable(*r, o.top, o.epochs);
   }
   return kExitOk;
@@ -169,6 +189,8 @@ void RegisterRecommendCommand(CLI::App& app, CommandFn* run) {
   p->add_option("--checkpoint-minutes", o->checkpoint_minutes,
                 "Checkpoint interval on spot/preemptible (default: Young/Daly)");
   p->add_option("--overhead-us", o->overhead_us, "Framework overhead per op call (microseconds)");
+  p->add_option("--framework", o->framework,
+                "Apply this framework's stored calibrations (cpu, gpu; see `epochcost calibrate`)");
   p->add_option("--top", o->top, "Offers to show (default 20; 0: all)");
   p->add_option("--plot", o->plot, "Write an SVG of s/epoch vs $/epoch with the Pareto front");
   p->add_option("--catalog", o->catalog, "Catalog database");

@@ -7,6 +7,7 @@
 #include <sstream>
 
 #include "cli/format.h"
+#include "cli/svg_plot.h"
 
 namespace epochcost::cli {
 namespace {
@@ -23,17 +24,6 @@ size_t Count(const pricing::Recommendation& r, int top) {
 
 std::string Kind(const pricing::RankedOffer& o) {
   return std::string(catalog::PriceKindName(o.offer.kind));
-}
-
-std::string Escape(const std::string& s) {
-  std::string out;
-  for (char c : s) {
-    if (c == '&') out += "&amp;";
-    else if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else out += c;
-  }
-  return out;
 }
 
 }  // namespace
@@ -113,17 +103,11 @@ std::string RecommendCsv(const pricing::Recommendation& r, int top) {
 // Log-log scatter: x = seconds per epoch, y = dollars per epoch. Every offer is a dot; the Pareto
 // front is joined by a line; the `labels` cheapest offers and every Pareto offer are named.
 std::string RecommendSvg(const pricing::Recommendation& r, const std::string& title, int labels) {
-  const double w = 900, h = 600, left = 80, right = 30, topm = 50, bottom = 60;
-  std::ostringstream s;
-  s << "<svg xmlns=\"http://www.w3.org/2000/svg\" width=\"" << w << "\" height=\"" << h
-    << "\" font-family=\"sans-serif\" font-size=\"12\">\n"
-    << "<rect width=\"100%\" height=\"100%\" fill=\"white\"/>\n"
-    << "<text x=\"" << w / 2 << "\" y=\"25\" text-anchor=\"middle\" font-size=\"16\">"
-    << Escape(title) << "</text>\n";
   if (r.ranked.empty()) {
-    s << "<text x=\"" << w / 2 << "\" y=\"" << h / 2 << "\" text-anchor=\"middle\">no offers"
-      << "</text>\n</svg>\n";
-    return s.str();
+    const LogLogPlot frame(1, 10, 1, 10);
+    return frame.Begin(title + ": no offers", "seconds per epoch (log)",
+                       "dollars per epoch (log)", "$") +
+           frame.End("");
   }
   double x0 = 1e300, x1 = 0, y0 = 1e300, y1 = 0;
   for (const auto& o : r.ranked) {
@@ -132,63 +116,34 @@ std::string RecommendSvg(const pricing::Recommendation& r, const std::string& ti
     y0 = std::min(y0, o.usd_per_epoch.value());
     y1 = std::max(y1, o.usd_per_epoch.value());
   }
-  const double lx0 = std::floor(std::log10(x0)), lx1 = std::ceil(std::log10(x1) + 1e-9);
-  const double ly0 = std::floor(std::log10(y0)), ly1 = std::ceil(std::log10(y1) + 1e-9);
-  auto X = [&](double v) {
-    return left + (std::log10(v) - lx0) / std::max(lx1 - lx0, 1.0) * (w - left - right);
-  };
-  auto Y = [&](double v) {
-    return h - bottom - (std::log10(v) - ly0) / std::max(ly1 - ly0, 1.0) * (h - topm - bottom);
-  };
-  s << "<g stroke=\"#ddd\">\n";
-  for (double e = lx0; e <= std::max(lx1, lx0 + 1); ++e) {
-    const double x = X(std::pow(10, e));
-    s << "<line x1=\"" << x << "\" y1=\"" << topm << "\" x2=\"" << x << "\" y2=\"" << h - bottom
-      << "\"/>\n";
-  }
-  for (double e = ly0; e <= std::max(ly1, ly0 + 1); ++e) {
-    const double y = Y(std::pow(10, e));
-    s << "<line x1=\"" << left << "\" y1=\"" << y << "\" x2=\"" << w - right << "\" y2=\"" << y
-      << "\"/>\n";
-  }
-  s << "</g>\n";
-  for (double e = lx0; e <= std::max(lx1, lx0 + 1); ++e)
-    s << "<text x=\"" << X(std::pow(10, e)) << "\" y=\"" << h - bottom + 18
-      << "\" text-anchor=\"middle\">" << F("%g", std::pow(10, e)) << "</text>\n";
-  for (double e = ly0; e <= std::max(ly1, ly0 + 1); ++e)
-    s << "<text x=\"" << left - 6 << "\" y=\"" << Y(std::pow(10, e)) + 4
-      << "\" text-anchor=\"end\">$" << F("%g", std::pow(10, e)) << "</text>\n";
-  s << "<text x=\"" << (left + w - right) / 2 << "\" y=\"" << h - 15
-    << "\" text-anchor=\"middle\">seconds per epoch (log)</text>\n"
-    << "<text x=\"20\" y=\"" << (topm + h - bottom) / 2 << "\" transform=\"rotate(-90 20 "
-    << (topm + h - bottom) / 2 << ")\" text-anchor=\"middle\">dollars per epoch (log)</text>\n";
+  const LogLogPlot plot(x0, x1, y0, y1);
+  std::ostringstream s;
+  s << plot.Begin(title, "seconds per epoch (log)", "dollars per epoch (log)", "$");
   std::vector<const pricing::RankedOffer*> front;
   for (const auto& o : r.ranked)
     if (o.pareto) front.push_back(&o);
   std::sort(front.begin(), front.end(),
             [](auto* a, auto* b) { return a->epoch < b->epoch; });
   s << "<polyline fill=\"none\" stroke=\"#d62728\" stroke-width=\"1.5\" points=\"";
-  for (auto* o : front) s << X(o->epoch.seconds()) << "," << Y(o->usd_per_epoch.value()) << " ";
+  for (auto* o : front) s << plot.X(o->epoch.seconds()) << "," << plot.Y(o->usd_per_epoch.value()) << " ";
   s << "\"/>\n";
   for (size_t i = r.ranked.size(); i-- > 0;) {
     const auto& o = r.ranked[i];
     const char* color = o.gpus > 0 ? "#1f77b4" : "#2ca02c";
-    s << "<circle cx=\"" << X(o.epoch.seconds()) << "\" cy=\"" << Y(o.usd_per_epoch.value())
-      << "\" r=\"" << (o.pareto ? 5 : 3) << "\" fill=\"" << color << "\" fill-opacity=\""
-      << (o.pareto ? 1.0 : 0.35) << "\"><title>" << Escape(o.machine + " " + o.offer.region + " " +
-                                                           Kind(o))
-      << "</title></circle>\n";
+    s << "<circle cx=\"" << plot.X(o.epoch.seconds()) << "\" cy=\""
+      << plot.Y(o.usd_per_epoch.value()) << "\" r=\"" << (o.pareto ? 5 : 3) << "\" fill=\""
+      << color << "\" fill-opacity=\"" << (o.pareto ? 1.0 : 0.35) << "\"><title>"
+      << SvgEscape(o.machine + " " + o.offer.region + " " + Kind(o)) << "</title></circle>\n";
   }
   for (size_t i = 0; i < r.ranked.size(); ++i) {
     const auto& o = r.ranked[i];
     if (!o.pareto && static_cast<int>(i) >= labels) continue;
-    s << "<text x=\"" << X(o.epoch.seconds()) + 7 << "\" y=\"" << Y(o.usd_per_epoch.value()) - 5
-      << "\" font-size=\"11\">" << Escape(o.offer.instance.name + " (" + Kind(o) + ")")
-      << "</text>\n";
+    s << "<text x=\"" << plot.X(o.epoch.seconds()) + 7 << "\" y=\""
+      << plot.Y(o.usd_per_epoch.value()) - 5 << "\" font-size=\"11\">"
+      << SvgEscape(o.offer.instance.name + " (" + Kind(o) + ")") << "</text>\n";
   }
-  s << "<text x=\"" << w - right << "\" y=\"" << topm - 8 << "\" text-anchor=\"end\" "
-       "font-size=\"11\"><tspan fill=\"#1f77b4\">● GPU</tspan>  <tspan fill=\"#2ca02c\">● CPU"
-       "</tspan>  <tspan fill=\"#d62728\">— Pareto front</tspan></text>\n</svg>\n";
+  s << plot.End("<tspan fill=\"#1f77b4\">● GPU</tspan>  <tspan fill=\"#2ca02c\">● CPU</tspan>  "
+                "<tspan fill=\"#d62728\">— Pareto front</tspan>");
   return s.str();
 }
 

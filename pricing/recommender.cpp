@@ -55,10 +55,17 @@ Result<Recommendation> Recommend(
   std::map<std::string, Evaluated> cache;
   std::map<std::string, std::string> dropped;  // machine -> reason
   LoweringCache lowerings;
-  const MachineSettings settings{.samples = r.samples,
-                                 .val_samples = r.val_samples,
-                                 .per_op_overhead = r.per_op_overhead,
-                                 .cache = &lowerings};
+  auto settings_for = [&](bool gpu) {
+    MachineSettings s{.samples = r.samples,
+                      .val_samples = r.val_samples,
+                      .per_op_overhead = r.per_op_overhead,
+                      .cache = &lowerings};
+    if (const auto& c = gpu ? r.gpu_correction : r.cpu_correction) {
+      s.kernel_scale = c->kernel_scale;
+      if (!s.per_op_overhead) s.per_op_overhead = c->per_op_overhead;
+    }
+    return s;
+  };
   for (const catalog::Offer& offer : offers) {
     const std::string name = offer.instance.provider + ":" + offer.instance.name;
     Result<Machine> machine = machine_of(offer.instance);
@@ -76,6 +83,7 @@ Result<Recommendation> Recommend(
     if (it == cache.end()) {
       Evaluated e;
       LoweringOptions lowering = machine->gpus > 0 ? r.gpu_lowering : r.cpu_lowering;
+      const MachineSettings settings = settings_for(machine->gpus > 0);
       e.prediction = PredictOnMachine(*r.model, lowering, *machine, refs, settings);
       e.batch = lowering.batch;
       if (e.prediction.ok() && r.batch_auto && e.prediction->largest_batch > 0) {

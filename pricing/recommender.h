@@ -29,7 +29,14 @@ struct RecommendRequest {
   std::optional<double> max_usd;
   std::optional<Seconds> checkpoint_interval;
   std::string as_of;  // billing rules in force then (empty: today's)
-  std::optional<Seconds> per_op_overhead;
+  std::optional<Seconds> per_op_overhead;  // on every machine
+  // A framework's calibration (docs/calibration.md), by device kind: its per-op overhead (unless
+  // per_op_overhead is given) and kernel scale.
+  struct Correction {
+    double kernel_scale = 1;
+    Seconds per_op_overhead;
+  };
+  std::optional<Correction> cpu_correction, gpu_correction;
 };
 
 struct RankedOffer {

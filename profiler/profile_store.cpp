@@ -222,14 +222,19 @@ Result<std::vector<StoredMeasurement>> ProfileStore::Measurements(const Fingerpr
   return out;
 }
 
-Status ProfileStore::PutCalibration(const StoredCalibration& c) {
+Status ProfileStore::PutCalibrations(const std::vector<StoredCalibration>& cs) {
+  Result<std::unique_ptr<Transaction>> tx = Transaction::Begin(*db_);
+  if (!tx.ok()) return tx.status();
   Result<Statement> q = db_->Prepare(
       "INSERT OR REPLACE INTO calibrations VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
   if (!q.ok()) return q.status();
-  q->Bind(1, c.framework).Bind(2, c.device_kind).Bind(3, c.kernel_scale);
-  q->Bind(4, c.per_op_overhead.seconds()).Bind(5, int64_t{c.runs}).Bind(6, int64_t{c.folds});
-  q->Bind(7, c.mape_before).Bind(8, c.mape_after).Bind(9, c.fitted_at).Bind(10, c.origin);
-  return q->Run();
+  for (const StoredCalibration& c : cs) {
+    q->Bind(1, c.framework).Bind(2, c.device_kind).Bind(3, c.kernel_scale);
+    q->Bind(4, c.per_op_overhead.seconds()).Bind(5, int64_t{c.runs}).Bind(6, int64_t{c.folds});
+    q->Bind(7, c.mape_before).Bind(8, c.mape_after).Bind(9, c.fitted_at).Bind(10, c.origin);
+    EPOCHCOST_RETURN_IF_ERROR(q->Run());
+  }
+  return (*tx)->Commit();
 }
 
 Result<std::vector<StoredCalibration>> ProfileStore::Calibrations() const {

@@ -66,8 +66,9 @@ class ProfileStore : public OpTimeSource {
   Result<std::vector<Fingerprint>> Devices() const;
   Result<std::vector<StoredMeasurement>> Measurements(const Fingerprint& device) const;
 
-  // Calibrations, one per framework and device kind (a new one replaces the old).
-  Status PutCalibration(const StoredCalibration& c);
+  // Calibrations, one per framework and device kind (a new one replaces the old); all or none
+  // of them are stored.
+  Status PutCalibrations(const std::vector<StoredCalibration>& cs);
   Result<std::vector<StoredCalibration>> Calibrations() const;
   Result<StoredCalibration> FindCalibration(const std::string& framework,
                                             const std::string& device_kind) const;

@@ -7,6 +7,11 @@
 
 #include "engine/csv.h"
 
+namespace epochcost {
+// Generated from data/validation/*.csv (scripts/embed_files.cmake).
+const std::vector<std::pair<std::string_view, std::string_view>>& ShippedRunLogs();
+}  // namespace epochcost
+
 namespace epochcost::validation {
 namespace {
 
@@ -118,6 +123,20 @@ Result<RunLog> ParseRunLog(std::string_view text, const std::string& origin, boo
   if (log.runs.empty() && log.skipped.empty())
     return Status::InvalidArgument(origin + ": no runs (a header and no records)");
   return log;
+}
+
+Result<std::string_view> ShippedRunLog(const std::string& stem) {
+  for (const auto& [name, text] : ShippedRunLogs())
+    if (name == stem) return text;
+  std::string known;
+  for (const std::string& n : ShippedRunLogNames()) known += (known.empty() ? "@" : ", @") + n;
+  return Status::NotFound("@" + stem + ": no such shipped run log (there are " + known + ")");
+}
+
+std::vector<std::string> ShippedRunLogNames() {
+  std::vector<std::string> out;
+  for (const auto& [name, text] : ShippedRunLogs()) out.emplace_back(name);
+  return out;
 }
 
 Result<KerasLogTimes> ParseKerasLog(std::string_view text, const std::string& origin,

@@ -45,6 +45,11 @@ struct RunLog {
 };
 Result<RunLog> ParseRunLog(std::string_view text, const std::string& origin, bool skip_bad);
 
+// The text of a run log shipped in data/validation, by its stem ("published-runs"), and the
+// stems there are.
+Result<std::string_view> ShippedRunLog(const std::string& stem);
+std::vector<std::string> ShippedRunLogNames();
+
 // A Keras CSVLogger file (a header with "epoch" and an elapsed-seconds column, one row per
 // epoch): the median elapsed seconds of the epochs after the first, and the first's. `column`
 // names the elapsed column; empty tries "elapsed", "time", "seconds", "epoch_time".

@@ -162,6 +162,34 @@ TEST_F(ProfileStoreTest, NewStoreHoldsTheShippedProfiles) {
   EXPECT_EQ(benches->size(), 7u);
 }
 
+TEST_F(ProfileStoreTest, CalibrationsAreStoredAndReplaced) {
+  Result<std::unique_ptr<ProfileStore>> store = ProfileStore::Open(path_);
+  ASSERT_TRUE(store.ok());
+  EXPECT_EQ((*store)->FindCalibration("pytorch", "cpu").status().message(),
+            "no calibration for pytorch on cpu in the profile store; run: epochcost calibrate "
+            "RUNS...");
+  StoredCalibration c{.framework = "pytorch",
+                      .device_kind = "cpu",
+                      .kernel_scale = 1.5,
+                      .per_op_overhead = Seconds::FromMicroseconds(12),
+                      .runs = 12,
+                      .folds = 5,
+                      .mape_before = 60,
+                      .mape_after = 20,
+                      .fitted_at = "2026-11-22",
+                      .origin = "runs.csv"};
+  ASSERT_TRUE((*store)->PutCalibrations({c}).ok());
+  c.kernel_scale = 2;
+  ASSERT_TRUE((*store)->PutCalibrations({c}).ok());
+  Result<StoredCalibration> got = (*store)->FindCalibration("pytorch", "cpu");
+  ASSERT_TRUE(got.ok());
+  EXPECT_DOUBLE_EQ(got->kernel_scale, 2);
+  EXPECT_DOUBLE_EQ(got->per_op_overhead.seconds(), 12e-6);
+  EXPECT_EQ(got->runs, 12);
+  EXPECT_EQ((*store)->Calibrations()->size(), 1u);
+  EXPECT_FALSE((*store)->FindCalibration("pytorch", "gpu").ok());
+}
+
 // A fixed table of op times, for exact step and epoch arithmetic.
 class FakeTimes : public OpTimeSource {
  public:
@@ -188,6 +216,14 @@ TEST(PredictEpochTest, SumsCountsTimesAndOverheadPerStep) {
   EXPECT_EQ(p.steps_per_epoch, 469);  // ceil(60000 / 128)
   EXPECT_EQ(p.eval_steps, 79);        // ceil(10000 / 128)
   EXPECT_NEAR(p.epoch.seconds(), 469 * calls * 1.010e-3 + 79 * eval_calls * 1.010e-3, 1e-9);
+  EXPECT_EQ(p.eval_ops.size(), eval->ops.size());
+  // A calibration's kernel scale multiplies the op time, not the overhead.
+  EpochPrediction scaled = PredictEpoch(*train, *eval, 128, FakeTimes(),
+                                        {.threads = 1,
+                                         .per_op_overhead = Seconds::FromMicroseconds(10),
+                                         .kernel_scale = 3,
+                                         .samples = 60000});
+  EXPECT_NEAR(scaled.step.seconds(), calls * 3.010e-3, 1e-12);
 }
 
 TEST(PredictEpochTest, ListsMissingSignaturesOnce) {

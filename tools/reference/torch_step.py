@@ -18,8 +18,17 @@ epochcost's GPU profiler does); fp32 runs without TF32 (allow_tf32 off for cuDNN
 tf32 with it; bf16 and fp16 convert the whole model (weights, activations, optimizer) to that
 type, as epochcost's --precision lowers it. Each step is timed from host to host with the
 device synchronized. Use it to check predictions, never to produce them.
+
+--run-log FILE appends the run to FILE in the run-log format `epochcost validate` and
+`epochcost calibrate` read (docs/run-logs.md), writing the header when the file is new. The run's
+target is device:NAME, NAME being the CPU's /proc/cpuinfo model name or the GPU's name, as
+`epochcost profile` fingerprints them, so the log validates against that device's profile on any
+machine; seconds_per_epoch is the median step times the steps of an epoch (the model's training
+samples, or --samples, over the batch), without a validation pass.
 """
 import argparse
+import csv
+import datetime
 import json
 import math
 import os
@@ -223,6 +232,41 @@ class Net(nn.Module):
         return values
 
 
+RUN_LOG_COLUMNS = ["model", "target", "kind", "label", "batch", "precision", "optimizer",
+                   "threads", "gpus", "samples", "val_samples", "seconds_per_epoch",
+                   "first_epoch_seconds", "usd_per_hour", "framework", "framework_version",
+                   "source"]
+
+
+def cpu_model():
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("model name"):
+                return line.split(":", 1)[1].strip()
+    return "unknown CPU"
+
+
+def write_run_log(a, doc, dev, batch, opt_name, median, p10, p90):
+    device = torch.cuda.get_device_name(dev) if dev.type == "cuda" else cpu_model()
+    samples = a.samples or doc.get("training", {}).get("samples", 0)
+    if samples <= 0:
+        raise SystemExit("--run-log: the model has no training samples; give --samples N")
+    steps = math.ceil(samples / batch)
+    new = not os.path.exists(a.run_log) or os.path.getsize(a.run_log) == 0
+    with open(a.run_log, "a", newline="") as f:
+        w = csv.writer(f, lineterminator="\n")
+        if new:
+            w.writerow(RUN_LOG_COLUMNS)
+        cpu = dev.type != "cuda"
+        w.writerow([doc["name"], "device:" + device, "on-demand", device, batch, a.precision, opt_name, a.threads if cpu else "",
+                    "" if cpu else 1, samples, 0, "%.6g" % (median * steps), "", "",
+                    "pytorch", torch.__version__,
+                    "tools/reference/torch_step.py %s: median of %d steps after %d warm-up "
+                    "(p10 %.3f ms, p90 %.3f ms) x %d steps" %
+                    (datetime.date.today().isoformat(), a.steps, a.warmup, p10 * 1e3,
+                     p90 * 1e3, steps)])
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("model")
@@ -235,6 +279,9 @@ def main():
     ap.add_argument("--kernels", type=int, default=0,
                     help="also list the N kernels with the most device time in one step "
                          "(torch.profiler), to see what the framework ran")
+    ap.add_argument("--run-log", help="append the run to this run-log CSV (docs/run-logs.md)")
+    ap.add_argument("--samples", type=int, default=0,
+                    help="training samples per epoch for --run-log (default: the model's)")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     torch.manual_seed(0)
@@ -321,6 +368,8 @@ def main():
             sync()
         key = "self_cuda_time_total" if dev.type == "cuda" else "self_cpu_time_total"
         print(prof.key_averages().table(sort_by=key, row_limit=a.kernels, max_name_column_width=70))
+    if a.run_log:
+        write_run_log(a, doc, dev, batch, opt_name, q(0.5), q(0.1), q(0.9))
     where = (torch.cuda.get_device_name(dev) if dev.type == "cuda"
              else "threads=%d" % a.threads)
     print("%s device=%s precision=%s batch=%d optimizer=%s median_ms=%.3f p10_ms=%.3f "

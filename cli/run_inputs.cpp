@@ -1,0 +1,116 @@
+#include "cli/run_inputs.h"
+
+#include "engine/file_util.h"
+
+namespace epochcost::cli {
+
+using validation::RunLog;
+using validation::RunRecord;
+
+void AddRunInputOptions(CLI::App* app, RunInputs* in) {
+  app->add_option("RUNS", in->files,
+                  "Run logs (docs/run-logs.md; @published-runs for the shipped published runs) "
+                  "or Keras CSVLogger files")
+      ->required();
+  app->add_flag("--skip-bad", in->skip_bad, "Report bad runs and go on without them");
+  RunRecord& k = in->keras;
+  k.samples = k.val_samples = -1;  // not given: the model's own
+  app->add_option("--model", k.model, "Keras logs: the zoo model or model file");
+  app->add_option("--on", k.target, "Keras logs: the machine (as predict --on takes it)");
+  app->add_option("--framework", k.framework, "Keras logs: the framework (keras+tensorflow)");
+  app->add_option("--framework-version", k.framework_version, "Keras logs: its version");
+  app->add_option("--batch", k.batch, "Keras logs: batch size (default: the model's)");
+  app->add_option("--samples", k.samples, "Keras logs: training samples per epoch");
+  app->add_option("--val-samples", k.val_samples, "Keras logs: validation samples per epoch");
+  app->add_option("--kind", k.kind, "Keras logs: on-demand, preemptible or spot");
+  app->add_option("--usd-per-hour", k.usd_per_hour, "Keras logs: the price the run paid");
+  app->add_option("--threads", k.threads, "Keras logs: CPU threads");
+  app->add_option("--gpus", k.gpus, "Keras logs: GPUs");
+  app->add_option("--precision", k.precision, "Keras logs: precision (default fp32)");
+  app->add_option("--optimizer", k.optimizer, "Keras logs: optimizer (default: the model's)");
+  app->add_option("--elapsed-column", in->elapsed_column,
+                  "Keras logs: the elapsed-seconds column (default: elapsed, time, ...)");
+}
+
+Result<RunLog> ReadRuns(const RunInputs& in) {
+  RunLog all;
+  for (const std::string& file : in.files) {
+    std::string text;
+    if (file.starts_with("@")) {
+      Result<std::string_view> shipped = validation::ShippedRunLog(file.substr(1));
+      if (!shipped.ok()) return shipped.status();
+      text = std::string(*shipped);
+    } else {
+      Result<std::string> read = ReadFile(file);
+      if (!read.ok()) return read.status();
+      text = std::move(*read);
+    }
+    const std::string header = text.substr(0, text.find('\n'));
+    if (header.find("seconds_per_epoch") != std::string::npos) {
+      Result<RunLog> log = validation::ParseRunLog(text, file, in.skip_bad);
+      if (!log.ok()) return log.status();
+      all.runs.insert(all.runs.end(), log->runs.begin(), log->runs.end());
+      all.skipped.insert(all.skipped.end(), log->skipped.begin(), log->skipped.end());
+      continue;
+    }
+    if (header.find("epoch") == std::string::npos)
+      return Status::InvalidArgument(file +
+                                     ":1: neither a run log (no seconds_per_epoch column) nor a "
+                                     "Keras log (no epoch column)");
+    const RunRecord& k = in.keras;
+    if (k.model.empty() || k.target.empty() || k.framework.empty())
+      return Status::InvalidArgument(file + ": a Keras log needs --model, --on and --framework");
+    if (k.usd_per_hour && *k.usd_per_hour <= 0)
+      return Status::InvalidArgument("--usd-per-hour must be positive");
+    Result<validation::KerasLogTimes> times =
+        validation::ParseKerasLog(text, file, in.elapsed_column);
+    if (!times.ok()) return times.status();
+    RunRecord run = k;
+    run.origin = file;
+    run.seconds_per_epoch = times->seconds_per_epoch;
+    run.first_epoch_seconds = times->first_epoch_seconds;
+    run.source = file + " (median of epochs 2.." + std::to_string(times->epochs) + ")";
+    all.runs.push_back(std::move(run));
+  }
+  return all;
+}
+
+Result<std::vector<PredictedRun>> PredictRuns(Predictor& predictor,
+                                              const std::vector<RunRecord>& runs,
+                                              bool calibrated, bool skip_bad,
+                                              std::vector<std::string>* skipped) {
+  std::vector<PredictedRun> out;
+  for (const RunRecord& run : runs) {
+    PredictionRequest r;
+    r.model = run.model;
+    r.on = run.target;
+    r.threads = run.threads;
+    r.gpus = run.gpus;
+    r.batch = run.batch;
+    r.samples = run.samples;
+    r.val_samples = run.val_samples;
+    r.lowering.precision = run.precision;
+    r.lowering.optimizer = run.optimizer;
+    Result<Prediction> p = predictor.Predict(r);
+    if (p.ok() && calibrated) {
+      // With the framework's calibration where one is stored for the device kind.
+      Result<std::vector<profiler::StoredCalibration>> all = predictor.profiles().Calibrations();
+      if (!all.ok()) return all.status();
+      for (const profiler::StoredCalibration& c : *all)
+        if (c.framework == run.framework && c.device_kind == (p->gpu ? "gpu" : "cpu")) {
+          r.framework = run.framework;
+          p = predictor.Predict(r);
+        }
+    }
+    if (!p.ok()) {
+      Status located = p.status().WithContext(run.origin);
+      if (!skip_bad) return located;
+      skipped->push_back(located.message());
+      continue;
+    }
+    out.push_back({run, std::move(*p)});
+  }
+  return out;
+}
+
+}  // namespace epochcost::cli

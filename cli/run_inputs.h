@@ -1,0 +1,42 @@
+// The runs `validate` and `calibrate` read, and their predictions: run logs (files, or @STEM for
+// one shipped in data/validation), and Keras CSVLogger files whose settings come from options.
+#ifndef EPOCHCOST_CLI_RUN_INPUTS_H_
+#define EPOCHCOST_CLI_RUN_INPUTS_H_
+
+#include <CLI/CLI.hpp>
+#include <string>
+#include <vector>
+
+#include "cli/prediction.h"
+#include "validation/run_log.h"
+
+namespace epochcost::cli {
+
+struct RunInputs {
+  std::vector<std::string> files;
+  bool skip_bad = false;
+  validation::RunRecord keras;  // the settings of Keras logs (model, target, batch, ...)
+  std::string elapsed_column;
+};
+
+void AddRunInputOptions(CLI::App* app, RunInputs* inputs);
+
+// Every run of every input, in order. A file whose header has seconds_per_epoch is a run log;
+// one with an `epoch` column a Keras log, which needs --model, --on and --framework.
+Result<validation::RunLog> ReadRuns(const RunInputs& inputs);
+
+struct PredictedRun {
+  validation::RunRecord run;
+  Prediction prediction;
+};
+// Predicts each run (with the stored calibration of its framework when `calibrated` and one
+// exists). A run that cannot be predicted (unknown model or instance, a precision the device
+// lacks) is an error naming FILE:LINE, or with `skip_bad` a line in `skipped`.
+Result<std::vector<PredictedRun>> PredictRuns(Predictor& predictor,
+                                              const std::vector<validation::RunRecord>& runs,
+                                              bool calibrated, bool skip_bad,
+                                              std::vector<std::string>* skipped);
+
+}  // namespace epochcost::cli
+
+#endif  // EPOCHCOST_CLI_RUN_INPUTS_H_

@@ -1,0 +1,310 @@
+// `epochcost validate RUNS...`: predicted against measured seconds and dollars per epoch of real
+// runs, with the error summaries (validation/report.h). `epochcost calibrate RUNS...`: fits each
+// framework's correction per device kind, judged by K-fold cross-validation, and stores it beside
+// the profiles (validation/calibration.h).
+#include <cmath>
+#include <fstream>
+#include <iostream>
+#include <map>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli/commands.h"
+#include "cli/format.h"
+#include "cli/run_inputs.h"
+#include "cli/svg_plot.h"
+#include "engine/model_source.h"
+#include "validation/report.h"
+#include "validation/statistics.h"
+
+namespace epochcost::cli {
+namespace {
+
+using validation::ValidationReport;
+
+struct ValidateOptions {
+  RunInputs inputs;
+  std::string profiles, catalog, plot;
+  bool calibrated = false, json = false;
+};
+
+std::string F(const char* fmt, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+
+std::string Usd(const std::optional<double>& v) { return v ? F("%.4f", *v) : "-"; }
+
+std::string SummaryTable(const std::vector<validation::GroupSummary>& groups,
+                         const std::string& title) {
+  std::vector<std::vector<std::string>> rows = {{title, "Runs", "MAPE", "Worst"}};
+  for (const auto& g : groups)
+    rows.push_back({g.name, std::to_string(g.runs), F("%.1f%%", g.mape), F("%+.1f%%", g.worst)});
+  return RenderTable(rows, {false, true, true, true});
+}
+
+std::string ReportText(const ValidationReport& r, bool calibrated) {
+  std::ostringstream s;
+  s << "Validated " << r.results.size() << (r.results.size() == 1 ? " run (" : " runs (")
+    << (calibrated ? "calibrated where a calibration is stored" : "uncalibrated")
+    << "): MAPE " << F("%.1f%%", r.all.mape) << ", worst " << F("%+.1f%%", r.all.worst)
+    << "\n\n";
+  std::vector<std::vector<std::string>> rows = {{"Model", "Machine", "Framework", "Batch",
+                                                 "Predicted s", "Measured s", "Error",
+                                                 "Predicted $", "Measured $", "Path"}};
+  for (const auto& x : r.results)
+    rows.push_back({x.run.model, validation::RunLabel(x.run),
+                    x.run.framework + (x.run.framework_version.empty()
+                                           ? ""
+                                           : " " + x.run.framework_version),
+                    std::to_string(x.run.batch), F("%.2f", x.predicted_seconds),
+                    F("%.2f", x.measured_seconds), F("%+.1f%%", x.error_percent),
+                    Usd(x.predicted_usd), Usd(x.measured_usd), x.path});
+  s << RenderTable(rows, {false, false, false, true, true, true, true, true, true, false});
+  s << "\n" << SummaryTable(r.by_path, "Path") << "\n"
+    << SummaryTable(r.by_family, "Model family") << "\n"
+    << SummaryTable(r.by_kind, "Device kind");
+  if (!r.rankings.empty()) {
+    int hits = 0;
+    std::vector<std::vector<std::string>> k = {
+        {"Cost ranking", "Configs", "Kendall tau", "Predicted cheapest", "Measured cheapest",
+         "Right?"}};
+    for (const auto& g : r.rankings) {
+      hits += g.hit;
+      k.push_back({g.group, std::to_string(g.configs), F("%+.2f", g.tau), g.predicted_cheapest,
+                   g.measured_cheapest, g.hit ? "yes" : F("no, %+.0f%%", g.miss_percent)});
+    }
+    s << "\n" << RenderTable(k, {false, true, true, false, false, false});
+    s << "Cheapest configuration right for " << hits << " of " << r.rankings.size()
+      << " groups (a miss gives the measured extra cost of the predicted choice).\n";
+  }
+  return s.str();
+}
+
+nlohmann::ordered_json ReportJson(const ValidationReport& r) {
+  using Json = nlohmann::ordered_json;
+  auto groups = [](const std::vector<validation::GroupSummary>& gs) {
+    Json a = Json::array();
+    for (const auto& g : gs)
+      a.push_back({{"name", g.name}, {"runs", g.runs}, {"mape", g.mape}, {"worst", g.worst}});
+    return a;
+  };
+  Json j;
+  j["runs"] = Json::array();
+  for (const auto& x : r.results) {
+    Json e = {{"origin", x.run.origin},
+              {"model", x.run.model},
+              {"target", x.run.target},
+              {"label", x.run.label},
+              {"framework", x.run.framework},
+              {"framework_version", x.run.framework_version},
+              {"batch", x.run.batch},
+              {"family", x.family},
+              {"device_kind", x.device_kind},
+              {"path", x.path},
+              {"predicted_seconds_per_epoch", x.predicted_seconds},
+              {"measured_seconds_per_epoch", x.measured_seconds},
+              {"error_percent", x.error_percent}};
+    e["predicted_usd_per_epoch"] = x.predicted_usd ? Json(*x.predicted_usd) : Json(nullptr);
+    e["measured_usd_per_epoch"] = x.measured_usd ? Json(*x.measured_usd) : Json(nullptr);
+    j["runs"].push_back(e);
+  }
+  j["summary"] = {{"runs", r.all.runs}, {"mape", r.all.mape}, {"worst", r.all.worst}};
+  j["by_path"] = groups(r.by_path);
+  j["by_family"] = groups(r.by_family);
+  j["by_device_kind"] = groups(r.by_kind);
+  j["rankings"] = Json::array();
+  for (const auto& g : r.rankings)
+    j["rankings"].push_back({{"group", g.group},
+                             {"configs", g.configs},
+                             {"kendall_tau", g.tau},
+                             {"predicted_cheapest", g.predicted_cheapest},
+                             {"measured_cheapest", g.measured_cheapest},
+                             {"hit", g.hit},
+                             {"miss_percent", g.miss_percent}});
+  return j;
+}
+
+// Predicted against measured seconds per epoch on log axes, with y = x and the +-10% band.
+std::string ReportSvg(const ValidationReport& r) {
+  double lo = 1e300, hi = 0;
+  for (const auto& x : r.results)
+    for (double v : {x.predicted_seconds, x.measured_seconds}) {
+      lo = std::min(lo, v);
+      hi = std::max(hi, v);
+    }
+  if (r.results.empty()) lo = 1, hi = 10;
+  const LogLogPlot plot(lo, hi, lo, hi);
+  std::ostringstream s;
+  s << plot.Begin("epochcost validate: " + std::to_string(r.results.size()) + " runs, MAPE " +
+                      F("%.1f%%", r.all.mape),
+                  "measured seconds per epoch (log)", "predicted seconds per epoch (log)", "");
+  const double a = std::pow(10, std::floor(std::log10(lo))),
+               b = std::pow(10, std::ceil(std::log10(hi) + 1e-9));
+  s << "<polygon fill=\"#2ca02c\" fill-opacity=\"0.12\" points=\"" << plot.X(a) << ","
+    << plot.Y(a * 1.1) << " " << plot.X(b / 1.1) << "," << plot.Y(b) << " " << plot.X(b) << ","
+    << plot.Y(b * 0.9) << " " << plot.X(a) << "," << plot.Y(a * 0.9) << "\"/>\n";
+  s << "<line x1=\"" << plot.X(a) << "\" y1=\"" << plot.Y(a) << "\" x2=\"" << plot.X(b)
+    << "\" y2=\"" << plot.Y(b) << "\" stroke=\"#2ca02c\"/>\n";
+  for (const auto& x : r.results)
+    s << "<circle cx=\"" << plot.X(x.measured_seconds) << "\" cy=\""
+      << plot.Y(x.predicted_seconds) << "\" r=\"4\" fill=\""
+      << (x.device_kind == "gpu" ? "#1f77b4" : "#ff7f0e") << "\" fill-opacity=\"0.7\"><title>"
+      << SvgEscape(x.run.model + " on " + validation::RunLabel(x.run) + ": " +
+                   F("%+.1f%%", x.error_percent))
+      << "</title></circle>\n";
+  s << plot.End("<tspan fill=\"#1f77b4\">● GPU</tspan>  <tspan fill=\"#ff7f0e\">● CPU</tspan>  "
+                "<tspan fill=\"#2ca02c\">— y = x, ±10%</tspan>");
+  return s.str();
+}
+
+int Validate(const ValidateOptions& o) {
+  Result<validation::RunLog> log = ReadRuns(o.inputs);
+  if (!log.ok()) return ReportError(log.status());
+  Result<std::unique_ptr<Predictor>> predictor = Predictor::Open(o.profiles, o.catalog);
+  if (!predictor.ok()) return ReportError(predictor.status());
+  std::vector<std::string> skipped = log->skipped;
+  Result<std::vector<PredictedRun>> predicted =
+      PredictRuns(**predictor, log->runs, o.calibrated, o.inputs.skip_bad, &skipped);
+  if (!predicted.ok()) return ReportError(predicted.status());
+  for (const std::string& s : skipped) std::cerr << "epochcost: skipped " << s << "\n";
+  if (predicted->empty()) return ReportError(Status::InvalidArgument("no run could be predicted"));
+  std::vector<validation::RunResult> results;
+  for (const PredictedRun& p : *predicted) {
+    Result<Model> model = LoadModel(p.run.model);
+    if (!model.ok()) return ReportError(model.status().WithContext(p.run.origin));
+    validation::RunResult x;
+    x.run = p.run;
+    x.run.batch = p.prediction.batch;  // a Keras log's default: the model's
+    x.run.samples = p.prediction.samples;
+    x.family = validation::ModelFamily(*model);
+    x.device_kind = p.prediction.gpu ? "gpu" : "cpu";
+    x.path = p.prediction.path;
+    x.predicted_seconds = p.prediction.epoch.epoch.seconds();
+    x.measured_seconds = p.run.seconds_per_epoch;
+    x.error_percent = validation::PercentError(x.predicted_seconds, x.measured_seconds);
+    if (p.run.usd_per_hour) {
+      x.predicted_usd = x.predicted_seconds / 3600 * *p.run.usd_per_hour;
+      x.measured_usd = x.measured_seconds / 3600 * *p.run.usd_per_hour;
+    }
+    results.push_back(std::move(x));
+  }
+  const ValidationReport report = validation::Summarise(std::move(results));
+  if (!o.plot.empty()) {
+    std::ofstream out(o.plot);
+    out << ReportSvg(report);
+    if (!out) return ReportError(Status::IoError(o.plot + ": cannot write the plot"));
+  }
+  if (o.json)
+    std::cout << ReportJson(report).dump(2) << "\n";
+  else
+    std::cout << ReportText(report, o.calibrated);
+  return kExitOk;
+}
+
+struct CalibrateOptions {
+  RunInputs inputs;
+  std::string profiles, catalog;
+  int folds = 5;
+  bool dry_run = false;
+};
+
+int Calibrate(const CalibrateOptions& o) {
+  if (o.folds < 2 || o.folds > 1000)
+    return ReportError(Status::InvalidArgument("--folds must be from 2 to 1000"));
+  Result<validation::RunLog> log = ReadRuns(o.inputs);
+  if (!log.ok()) return ReportError(log.status());
+  Result<std::unique_ptr<Predictor>> predictor = Predictor::Open(o.profiles, o.catalog);
+  if (!predictor.ok()) return ReportError(predictor.status());
+  std::vector<std::string> skipped = log->skipped;
+  Result<std::vector<PredictedRun>> predicted =
+      PredictRuns(**predictor, log->runs, false, o.inputs.skip_bad, &skipped);
+  if (!predicted.ok()) return ReportError(predicted.status());
+  for (const std::string& s : skipped) std::cerr << "epochcost: skipped " << s << "\n";
+
+  // One calibration per framework and device kind, in the order the runs name them.
+  std::vector<std::pair<std::string, std::string>> order;
+  std::map<std::pair<std::string, std::string>, std::vector<validation::CalibrationSample>> groups;
+  for (const PredictedRun& p : *predicted) {
+    const auto key = std::make_pair(p.run.framework, p.prediction.gpu ? "gpu" : "cpu");
+    if (!groups.contains(key)) order.push_back(key);
+    groups[key].push_back({TermsOf(p.prediction), p.run.seconds_per_epoch});
+  }
+  std::string origin;
+  for (const std::string& f : o.inputs.files) origin += (origin.empty() ? "" : " ") + f;
+  std::vector<profiler::StoredCalibration> fitted;
+  for (const auto& key : order) {
+    const std::vector<validation::CalibrationSample>& samples = groups[key];
+    std::vector<const validation::CalibrationSample*> ptrs;
+    for (const auto& s : samples) ptrs.push_back(&s);
+    std::cout << "Calibration of " << key.first << " on " << key.second << ": " << ptrs.size()
+              << (ptrs.size() == 1 ? " run" : " runs");
+    Result<validation::CrossValidation> cv = validation::CrossValidate(ptrs, o.folds);
+    Result<validation::Correction> c = validation::FitCorrection(ptrs);
+    if (!cv.ok() || !c.ok()) {
+      std::cout << ", not fitted: " << (!c.ok() ? c.status() : cv.status()).message() << "\n";
+      continue;
+    }
+    std::cout << ", " << cv->folds << "-fold cross-validation\n"
+              << "  kernel scale " << F("%.3f", c->kernel_scale) << ", per-op overhead "
+              << F("%.2f", c->per_op_overhead.seconds() * 1e6) << " us (fitted on all "
+              << ptrs.size() << " runs)\n"
+              << "  held-out MAPE " << F("%.1f%%", cv->mape_before) << " uncalibrated -> "
+              << F("%.1f%%", cv->mape_after) << " calibrated; worst |error| "
+              << F("%.1f%%", cv->worst_before) << " -> " << F("%.1f%%", cv->worst_after)
+              << "\n";
+    fitted.push_back({.framework = key.first,
+                      .device_kind = key.second,
+                      .kernel_scale = c->kernel_scale,
+                      .per_op_overhead = c->per_op_overhead,
+                      .runs = static_cast<int>(ptrs.size()),
+                      .folds = cv->folds,
+                      .mape_before = cv->mape_before,
+                      .mape_after = cv->mape_after,
+                      .fitted_at = TodayIso(),
+                      .origin = origin});
+  }
+  if (fitted.empty())
+    return ReportError(Status::InvalidArgument("no framework had enough runs to calibrate"));
+  if (o.dry_run) {
+    std::cout << "Dry run: nothing stored.\n";
+    return kExitOk;
+  }
+  if (Status s = (*predictor)->profiles().PutCalibrations(fitted); !s.ok()) return ReportError(s);
+  std::cout << "Stored " << fitted.size() << " calibration" << (fitted.size() == 1 ? "" : "s")
+            << "; predict and recommend apply one with --framework NAME.\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+void RegisterValidateCommand(CLI::App& app, CommandFn* run) {
+  auto o = std::make_shared<ValidateOptions>();
+  CLI::App* v = app.add_subcommand(
+      "validate", "Compare predictions with real training runs (time and cost per epoch)");
+  AddRunInputOptions(v, &o->inputs);
+  v->add_flag("--calibrated", o->calibrated,
+              "Apply the stored calibration of each run's framework, where there is one");
+  v->add_option("--plot", o->plot, "Write predicted vs measured (SVG, log axes)");
+  v->add_flag("--json", o->json, "Print JSON");
+  v->add_option("--profiles", o->profiles, "Profile database");
+  v->add_option("--catalog", o->catalog, "Catalog database");
+  v->footer("Example:\n  epochcost validate @published-runs --plot published.svg");
+  v->callback([run, o] { *run = [o] { return Validate(*o); }; });
+}
+
+void RegisterCalibrateCommand(CLI::App& app, CommandFn* run) {
+  auto o = std::make_shared<CalibrateOptions>();
+  CLI::App* c = app.add_subcommand(
+      "calibrate", "Fit each framework's per-op overhead and kernel scale to real runs");
+  AddRunInputOptions(c, &o->inputs);
+  c->add_option("--folds", o->folds, "Cross-validation folds (default 5)");
+  c->add_flag("--dry-run", o->dry_run, "Report the fit and its cross-validation; store nothing");
+  c->add_option("--profiles", o->profiles, "Profile database (where calibrations are stored)");
+  c->add_option("--catalog", o->catalog, "Catalog database");
+  c->footer("Example:\n  epochcost calibrate @published-runs --folds 5 --dry-run");
+  c->callback([run, o] { *run = [o] { return Calibrate(*o); }; });
+}
+
+}  // namespace epochcost::cli

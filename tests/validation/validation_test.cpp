@@ -1,0 +1,218 @@
+// Run-log readers, error statistics, the calibration fit and its cross-validation, and the
+// report's summaries, against hand-computed numbers.
+#include <gtest/gtest.h>
+
+#include <cmath>
+
+#include "engine/file_util.h"
+#include "engine/zoo.h"
+#include "validation/calibration.h"
+#include "validation/report.h"
+#include "validation/run_log.h"
+#include "validation/statistics.h"
+
+namespace epochcost::validation {
+namespace {
+
+const std::string kFixtures = EPOCHCOST_FIXTURES "/validation/";
+
+TEST(RunLogTest, ReadsEveryColumn) {
+  Result<std::string> text = ReadFile(kFixtures + "runs.csv");
+  ASSERT_TRUE(text.ok());
+  Result<RunLog> log = ParseRunLog(*text, "runs.csv", false);
+  ASSERT_TRUE(log.ok()) << log.status().message();
+  ASSERT_EQ(log->runs.size(), 3u);
+  const RunRecord& r = log->runs[1];
+  EXPECT_EQ(r.origin, "runs.csv:3");
+  EXPECT_EQ(r.model, "mnist_mlp");
+  EXPECT_EQ(r.target, "gcp:n1-standard-1+K80");
+  EXPECT_EQ(r.kind, "on-demand");
+  EXPECT_EQ(r.batch, 128);
+  EXPECT_EQ(r.samples, 60000);
+  EXPECT_EQ(r.val_samples, 10000);
+  EXPECT_DOUBLE_EQ(r.seconds_per_epoch, 3.2);
+  ASSERT_TRUE(r.usd_per_hour.has_value());
+  EXPECT_DOUBLE_EQ(*r.usd_per_hour, 0.745);
+  EXPECT_EQ(r.precision, "fp32");
+  EXPECT_EQ(r.framework_version, "1.2.1");
+}
+
+TEST(RunLogTest, BadRecordsNameFileLineAndColumn) {
+  Result<std::string> text = ReadFile(kFixtures + "runs-bad.csv");
+  ASSERT_TRUE(text.ok());
+  Result<RunLog> strict = ParseRunLog(*text, "runs-bad.csv", false);
+  ASSERT_FALSE(strict.ok());
+  EXPECT_EQ(strict.status().message(), "runs-bad.csv:3: seconds_per_epoch 0 is not positive");
+  Result<RunLog> lenient = ParseRunLog(*text, "runs-bad.csv", true);
+  ASSERT_TRUE(lenient.ok());
+  EXPECT_EQ(lenient->runs.size(), 3u);  // unknown models and machines fail later, when predicted
+  ASSERT_EQ(lenient->skipped.size(), 2u);
+  EXPECT_EQ(lenient->skipped[1], "runs-bad.csv:4: seconds_per_epoch 'fast' is not a number");
+}
+
+TEST(RunLogTest, MissingColumnIsAnError) {
+  Result<std::string> text = ReadFile(kFixtures + "runs-no-framework.csv");
+  ASSERT_TRUE(text.ok());
+  Result<RunLog> log = ParseRunLog(*text, "r.csv", false);
+  ASSERT_FALSE(log.ok());
+  EXPECT_EQ(log.status().message(), "r.csv:1: no column 'framework'");
+  EXPECT_FALSE(ParseRunLog("model,target,batch,samples,seconds_per_epoch,framework,kind\n"
+                           "m,t,1,1,1,f,cheap\n",
+                           "k.csv", false)
+                   .ok());
+}
+
+TEST(RunLogTest, KerasLogIsTheMedianOfTheLaterEpochs) {
+  Result<std::string> text = ReadFile(kFixtures + "keras-log.csv");
+  ASSERT_TRUE(text.ok());
+  Result<KerasLogTimes> t = ParseKerasLog(*text, "keras-log.csv", "");
+  ASSERT_TRUE(t.ok()) << t.status().message();
+  EXPECT_EQ(t->epochs, 4);
+  EXPECT_DOUBLE_EQ(t->first_epoch_seconds, 5.0);
+  EXPECT_DOUBLE_EQ(t->seconds_per_epoch, 3.1);  // median of 3.0, 3.4, 3.1
+  EXPECT_FALSE(ParseKerasLog("epoch,loss\n0,1\n", "x.csv", "").ok());
+  Result<KerasLogTimes> bad = ParseKerasLog("epoch,elapsed\n0,-1\n", "x.csv", "");
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "x.csv:2: elapsed -1 is not positive");
+}
+
+TEST(RunLogTest, ShippedLogsParse) {
+  for (const std::string& name : ShippedRunLogNames()) {
+    Result<std::string_view> text = ShippedRunLog(name);
+    ASSERT_TRUE(text.ok());
+    Result<RunLog> log = ParseRunLog(*text, name, false);
+    ASSERT_TRUE(log.ok()) << log.status().message();
+    EXPECT_FALSE(log->runs.empty());
+  }
+  EXPECT_FALSE(ShippedRunLog("nothing").ok());
+}
+
+TEST(StatisticsTest, MapeAndKendallTau) {
+  EXPECT_DOUBLE_EQ(PercentError(90, 100), -10);
+  EXPECT_DOUBLE_EQ(Mape({90, 120}, {100, 100}), 15);
+  // Pairs of (1,2,3,4) and (1,3,2,4): five concordant, one discordant.
+  EXPECT_NEAR(KendallTau({1, 2, 3, 4}, {1, 3, 2, 4}), 4.0 / 6.0, 1e-12);
+  EXPECT_DOUBLE_EQ(KendallTau({1, 2, 3}, {3, 2, 1}), -1);
+  EXPECT_DOUBLE_EQ(KendallTau({1, 1, 1}, {1, 2, 3}), 0);
+  // tau-b with a tie in b: pairs (1,2) tie in b; concordant 2, discordant 0; untied 3 and 2.
+  EXPECT_NEAR(KendallTau({1, 2, 3}, {1, 1, 2}), 2.0 / std::sqrt(6.0), 1e-12);
+}
+
+PredictionTerms Terms(bool overlaps) {
+  PredictionTerms t;
+  t.train = {{2, Seconds::FromMicroseconds(100)}, {10, Seconds::FromMicroseconds(5)}};
+  t.eval = {{1, Seconds::FromMicroseconds(50)}};
+  t.steps = 100;
+  t.eval_steps = 10;
+  t.extra_per_step = Seconds::FromMicroseconds(20);
+  t.overlaps = overlaps;
+  t.overhead = Seconds::FromMicroseconds(1);
+  return t;
+}
+
+TEST(CalibrationTest, EpochTimeByHand) {
+  // CPU, scale 2, overhead 10 us: step = 2(200+10) + 10(10+10) + 20 = 640 us; eval = 110 us.
+  const Correction c{2, Seconds::FromMicroseconds(10)};
+  EXPECT_NEAR(EpochTime(Terms(false), c).seconds(), 100 * 640e-6 + 10 * 110e-6, 1e-12);
+  // GPU: step = 2 max(200,10) + 10 max(10,10) + 20 = 520 us; eval = 100 us.
+  EXPECT_NEAR(EpochTime(Terms(true), c).seconds(), 100 * 520e-6 + 10 * 100e-6, 1e-12);
+  // Uncalibrated CPU: step = 2(101) + 10(6) + 20 = 282 us; eval = 51 us.
+  EXPECT_NEAR(Uncalibrated(Terms(false)).seconds(), 100 * 282e-6 + 10 * 51e-6, 1e-12);
+}
+
+// Runs whose measured times are exactly a known correction's predictions.
+std::vector<CalibrationSample> Exact(bool overlaps, const Correction& truth) {
+  std::vector<CalibrationSample> out;
+  for (int i = 0; i < 6; ++i) {
+    PredictionTerms t = Terms(overlaps);
+    t.train[0].count = 1 + i;           // vary the kernel share
+    t.train[1].count = 5 + 7 * (i % 3);  // and the op count
+    out.push_back({t, EpochTime(t, truth).seconds()});
+  }
+  return out;
+}
+
+TEST(CalibrationTest, LinearFitRecoversTheCorrection) {
+  const Correction truth{1.7, Seconds::FromMicroseconds(12)};
+  std::vector<CalibrationSample> samples = Exact(false, truth);
+  std::vector<const CalibrationSample*> ptrs;
+  for (const auto& s : samples) ptrs.push_back(&s);
+  Result<Correction> c = FitCorrection(ptrs);
+  ASSERT_TRUE(c.ok());
+  EXPECT_NEAR(c->kernel_scale, 1.7, 1e-9);
+  EXPECT_NEAR(c->per_op_overhead.seconds(), 12e-6, 1e-12);
+  Result<CrossValidation> cv = CrossValidate(ptrs, 3);
+  ASSERT_TRUE(cv.ok());
+  EXPECT_EQ(cv->folds, 3);
+  EXPECT_LT(cv->mape_after, 1e-6);
+  EXPECT_GT(cv->mape_before, 10);
+}
+
+TEST(CalibrationTest, GridFitWithOverlapComesClose) {
+  const Correction truth{0.8, Seconds::FromMicroseconds(30)};
+  std::vector<CalibrationSample> samples = Exact(true, truth);
+  std::vector<const CalibrationSample*> ptrs;
+  for (const auto& s : samples) ptrs.push_back(&s);
+  Result<Correction> c = FitCorrection(ptrs);
+  ASSERT_TRUE(c.ok());
+  for (const auto* s : ptrs)
+    EXPECT_NEAR(EpochTime(s->terms, *c).seconds() / s->measured_seconds, 1, 1e-3);
+}
+
+TEST(CalibrationTest, TooFewRunsOrMixedKindsAreErrors) {
+  std::vector<CalibrationSample> samples = Exact(false, {});
+  std::vector<const CalibrationSample*> two = {&samples[0], &samples[1]};
+  EXPECT_EQ(FitCorrection(two).status().message(),
+            "a calibration needs at least 3 runs, got 2");
+  samples[2].terms.overlaps = true;
+  std::vector<const CalibrationSample*> mixed = {&samples[0], &samples[1], &samples[2]};
+  EXPECT_FALSE(FitCorrection(mixed).ok());
+  EXPECT_FALSE(CrossValidate(two, 1).ok());
+}
+
+RunResult MakeResult(const std::string& label, double predicted, double measured, double usd) {
+  RunResult r;
+  r.run.model = "m";
+  r.run.framework = "f";
+  r.run.label = label;
+  r.family = "dense";
+  r.device_kind = "cpu";
+  r.path = "same device";
+  r.predicted_seconds = predicted;
+  r.measured_seconds = measured;
+  r.error_percent = PercentError(predicted, measured);
+  r.predicted_usd = predicted * usd;
+  r.measured_usd = measured * usd;
+  return r;
+}
+
+TEST(ReportTest, SummariesAndCheapestConfiguration) {
+  // Costs: a predicted 10 measured 20; b predicted 12 measured 15; c predicted 30 measured 60.
+  ValidationReport r = Summarise({MakeResult("a", 10, 20, 1), MakeResult("b", 12, 15, 1),
+                                  MakeResult("c", 15, 30, 2)});
+  EXPECT_NEAR(r.all.mape, (50 + 20 + 50) / 3.0, 1e-9);
+  EXPECT_DOUBLE_EQ(r.all.worst, -50);
+  ASSERT_EQ(r.rankings.size(), 1u);
+  const Ranking& k = r.rankings[0];
+  EXPECT_EQ(k.predicted_cheapest, "a");
+  EXPECT_EQ(k.measured_cheapest, "b");
+  EXPECT_FALSE(k.hit);
+  EXPECT_NEAR(k.miss_percent, 100.0 * (20 - 15) / 15, 1e-9);
+  // Predicted (10, 12, 30) and measured (20, 15, 60): pairs ab discordant, ac and bc concordant.
+  EXPECT_NEAR(k.tau, 1.0 / 3.0, 1e-12);
+}
+
+TEST(ReportTest, ModelFamilies) {
+  const std::pair<const char*, const char*> cases[] = {
+      {"mnist_mlp", "dense"},          {"mnist_cnn", "convolutional"},
+      {"imdb_fasttext", "embedding"},  {"imdb_bidirectional_lstm", "recurrent"},
+      {"bert_base", "transformer"}};
+  for (const auto& [name, family] : cases) {
+    Result<Model> m = LoadZooModel(name, {});
+    ASSERT_TRUE(m.ok()) << name;
+    EXPECT_EQ(ModelFamily(*m), family) << name;
+  }
+}
+
+}  // namespace
+}  // namespace epochcost::validation

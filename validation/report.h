@@ -1,0 +1,60 @@
+// What `epochcost validate` reports: each run's predicted and measured time and cost per epoch,
+// and the summaries (docs/accuracy.md): MAPE and worst case per prediction path, per model
+// family and per device kind; per model (and framework build), Kendall's tau between predicted
+// and measured cost rankings and whether the predicted cheapest configuration is the measured one.
+#ifndef EPOCHCOST_VALIDATION_REPORT_H_
+#define EPOCHCOST_VALIDATION_REPORT_H_
+
+#include <optional>
+#include <string>
+#include <vector>
+
+#include "engine/model.h"
+#include "validation/run_log.h"
+
+namespace epochcost::validation {
+
+// "transformer", "recurrent", "convolutional", "embedding" or "dense", by the model's layers (the
+// first of these that it has).
+std::string ModelFamily(const Model& model);
+
+struct RunResult {
+  RunRecord run;
+  std::string family;
+  std::string device_kind;  // "cpu" or "gpu"
+  std::string path;         // "same device", "scaled from DEVICE", "analytic"
+  double predicted_seconds = 0, measured_seconds = 0;
+  double error_percent = 0;
+  std::optional<double> predicted_usd, measured_usd;  // per epoch, at the run's price
+};
+
+struct GroupSummary {
+  std::string name;
+  int runs = 0;
+  double mape = 0, worst = 0;  // percent; worst is the signed error of largest magnitude
+};
+
+struct Ranking {
+  std::string group;  // model, framework and version
+  int configs = 0;
+  double tau = 0;
+  std::string predicted_cheapest, measured_cheapest;  // run labels
+  bool hit = false;
+  double miss_percent = 0;  // measured cost of the predicted choice over the measured cheapest
+};
+
+struct ValidationReport {
+  std::vector<RunResult> results;
+  GroupSummary all;
+  std::vector<GroupSummary> by_path, by_family, by_kind;
+  std::vector<Ranking> rankings;  // groups with at least two priced configurations
+};
+
+ValidationReport Summarise(std::vector<RunResult> results);
+
+// How a run's machine is named in reports: its label, else its target.
+std::string RunLabel(const RunRecord& r);
+
+}  // namespace epochcost::validation
+
+#endif  // EPOCHCOST_VALIDATION_REPORT_H_
