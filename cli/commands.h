@@ -25,6 +25,7 @@ void RegisterPredictCommand(CLI::App& app, CommandFn* run);
 void RegisterRecommendCommand(CLI::App& app, CommandFn* run);
 void RegisterValidateCommand(CLI::App& app, CommandFn* run);
 void RegisterCalibrateCommand(CLI::App& app, CommandFn* run);
+void RegisterScheduleCommand(CLI::App& app, CommandFn* run);
 
 // Prints "epochcost: error: MESSAGE" on stderr and returns kExitError.
 int ReportError(const Status& status);

@@ -15,10 +15,10 @@ int ReportError(const Status& status) {
 namespace {
 
 using RegisterFn = void (*)(CLI::App&, CommandFn*);
-constexpr std::array<RegisterFn, 7> kCommands = {
-    RegisterModelsCommand,    RegisterCatalogCommand,  RegisterProfileCommand,
+constexpr std::array<RegisterFn, 8> kCommands = {
+    RegisterModelsCommand,    RegisterCatalogCommand,   RegisterProfileCommand,
     RegisterPredictCommand,   RegisterRecommendCommand, RegisterValidateCommand,
-    RegisterCalibrateCommand};
+    RegisterCalibrateCommand, RegisterScheduleCommand};
 
 int Main(int argc, char** argv) {
   CLI::App app{

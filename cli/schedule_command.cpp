@@ -1,0 +1,188 @@
+// `epochcost schedule`: the monthly cost of a recurring job on a VM started and stopped on a
+// schedule, against keeping the VM on (pricing/schedule.h, docs/schedule.md).
+#include <iostream>
+#include <nlohmann/json.hpp>
+
+#include "catalog/store.h"
+#include "cli/commands.h"
+#include "cli/format.h"
+#include "pricing/schedule.h"
+
+namespace epochcost::cli {
+namespace {
+
+struct ScheduleOptions {
+  std::string every, cron, runtime, boot = "0s", instance = "gcp:n1-standard-1",
+                                    kind = "preemptible", region, as_of, catalog;
+  double disk_gb = 10;
+  int scheduler_jobs = 2;
+  std::string function_time = "60s";
+  double disk_fee = -1, scheduler_fee = -1, function_fee = -1;
+  bool json = false;
+};
+
+std::string Dollars(Usd u) {
+  char buf[32];
+  std::snprintf(buf, sizeof buf, "$%.2f", u.dollars());
+  return buf;
+}
+
+int Schedule(const ScheduleOptions& o) {
+  if (o.every.empty() == o.cron.empty())
+    return ReportError(Status::InvalidArgument("give one of --every INTERVAL and --cron EXPR"));
+  pricing::ScheduleRequest req;
+  if (!o.every.empty()) {
+    Result<Seconds> every = pricing::ParseDuration(o.every, "--every");
+    if (!every.ok()) return ReportError(every.status());
+    req.interval = *every;
+    req.starts_per_month = pricing::kHoursPerMonth * 3600 / every->seconds();
+  } else {
+    Result<pricing::CronSchedule> cron = pricing::CronSchedule::Parse(o.cron);
+    if (!cron.ok()) return ReportError(cron.status().WithContext("--cron"));
+    req.starts_per_month = cron->StartsPerMonth();
+  }
+  Result<Seconds> runtime = pricing::ParseDuration(o.runtime, "--runtime");
+  if (!runtime.ok()) return ReportError(runtime.status());
+  req.runtime = *runtime;
+  if (o.boot != "0s") {
+    Result<Seconds> boot = pricing::ParseDuration(o.boot, "--boot");
+    if (!boot.ok()) return ReportError(boot.status());
+    req.boot = *boot;
+  }
+  Result<Seconds> fn = pricing::ParseDuration(o.function_time, "--function-time");
+  if (!fn.ok()) return ReportError(fn.status());
+  req.function_time = *fn;
+  if (o.disk_gb <= 0 || o.disk_gb > 65536)
+    return ReportError(Status::InvalidArgument("--disk-gb must be from 1 to 65536"));
+  if (o.scheduler_jobs < 0 || o.scheduler_jobs > 100)
+    return ReportError(Status::InvalidArgument("--scheduler-jobs must be from 0 to 100"));
+  req.disk_gb = o.disk_gb;
+  req.scheduler_jobs = o.scheduler_jobs;
+  if (!o.as_of.empty()) {
+    Status s = catalog::CheckDate(o.as_of);
+    if (!s.ok()) return ReportError(s.WithContext("--as-of"));
+  }
+
+  const size_t colon = o.instance.find(':');
+  if (colon == std::string::npos || colon == 0 || colon + 1 == o.instance.size())
+    return ReportError(Status::InvalidArgument("--instance " + o.instance +
+                                               ": expected PROVIDER:INSTANCE (gcp:n1-standard-1)"));
+  const std::string provider = o.instance.substr(0, colon), name = o.instance.substr(colon + 1);
+  Result<catalog::PriceKind> kind = catalog::ParsePriceKind(o.kind);
+  if (!kind.ok()) return ReportError(kind.status().WithContext("--kind"));
+  Result<std::unique_ptr<catalog::CatalogStore>> cat = catalog::CatalogStore::Open(
+      o.catalog.empty() ? catalog::CatalogStore::DefaultPath() : o.catalog);
+  if (!cat.ok()) return ReportError(cat.status());
+  catalog::OfferFilter f{.cloud = provider, .region = o.region, .instance = name,
+                         .kind = *kind, .as_of = o.as_of};
+  Result<std::vector<catalog::Offer>> offers = (*cat)->Offers(f);
+  if (!offers.ok()) return ReportError(offers.status());
+  if (offers->empty())
+    return ReportError(Status::NotFound(
+        "--instance " + o.instance + ": no " + o.kind + " price in the catalog" +
+        (o.region.empty() ? "" : " in " + o.region) +
+        (o.as_of.empty() ? "" : " on or before " + o.as_of) + " (see `epochcost catalog list`)"));
+  const catalog::Offer* offer = &offers->front();
+  for (const catalog::Offer& of : *offers)
+    if (of.price < offer->price) offer = &of;
+  req.price = offer->price;
+  Result<pricing::BillingRule> rule =
+      pricing::RuleFor(provider, o.as_of.empty() ? TodayIso() : o.as_of);
+  if (!rule.ok()) return ReportError(rule.status());
+  req.billing = *rule;
+
+  // Fees: the options, else data/fees for the provider and date.
+  const bool all_given = o.disk_fee >= 0 && o.scheduler_fee >= 0 && o.function_fee >= 0;
+  if (!all_given) {
+    Result<pricing::ScheduleFees> fees = pricing::FeesFor(provider, o.as_of);
+    if (!fees.ok())
+      return ReportError(fees.status().WithContext(
+          "give --disk-usd-per-gb-month, --scheduler-usd-per-job-month and "
+          "--function-usd-per-second"));
+    req.fees = *fees;
+  }
+  if (o.disk_fee >= 0) req.fees.disk_usd_per_gb_month = o.disk_fee;
+  if (o.scheduler_fee >= 0) req.fees.scheduler_usd_per_job_month = o.scheduler_fee;
+  if (o.function_fee >= 0) req.fees.function_usd_per_second = o.function_fee;
+
+  Result<pricing::ScheduleCost> c = pricing::MonthlyScheduleCost(req);
+  if (!c.ok()) return ReportError(c.status());
+  if (o.json) {
+    nlohmann::ordered_json j;
+    j["instance"] = o.instance;
+    j["region"] = offer->region;
+    j["kind"] = o.kind;
+    j["usd_per_hour"] = offer->price.dollars_per_hour();
+    j["price_observed_at"] = offer->observed_at;
+    j["starts_per_month"] = req.starts_per_month;
+    j["billed_seconds_per_run"] = c->billed_per_run.seconds();
+    j["vm_usd"] = c->vm.dollars();
+    j["disk_usd"] = c->disk.dollars();
+    j["scheduler_usd"] = c->scheduler.dollars();
+    j["functions_usd"] = c->functions.dollars();
+    j["total_usd_per_month"] = c->total().dollars();
+    j["always_on_usd_per_month"] = c->always_on.dollars();
+    std::cout << j.dump(2) << "\n";
+    return kExitOk;
+  }
+  char head[512];
+  std::snprintf(head, sizeof head,
+                "%s %s in %s at $%.4f/h (price of %s); %s\n"
+                "%.1f runs a month (%s), each billed %.0f s (%.0f s used)\n",
+                o.instance.c_str(), o.kind.c_str(), offer->region.c_str(),
+                offer->price.dollars_per_hour(), offer->observed_at.c_str(),
+                req.billing.description.c_str(), req.starts_per_month,
+                o.every.empty() ? ("cron " + o.cron).c_str() : ("every " + o.every).c_str(),
+                c->billed_per_run.seconds(), (req.runtime + req.boot).seconds());
+  std::cout << head;
+  char disk[64], sched[64], fns[96];
+  std::snprintf(disk, sizeof disk, "%g GB, all month", std::max(req.disk_gb, req.fees.disk_minimum_gb));
+  std::snprintf(sched, sizeof sched, "%d rules", req.scheduler_jobs);
+  std::snprintf(fns, sizeof fns, "%d calls of %.0f s per run", req.function_calls,
+                req.function_time.seconds());
+  std::vector<std::vector<std::string>> rows = {{"Item", "$/month", "What"},
+                                                {"VM", Dollars(c->vm), "billed seconds x price"},
+                                                {"Disk", Dollars(c->disk), disk},
+                                                {"Scheduler", Dollars(c->scheduler), sched},
+                                                {"Functions", Dollars(c->functions), fns},
+                                                {"Total", Dollars(c->total()), ""},
+                                                {"Always on", Dollars(c->always_on),
+                                                 "the VM all month, and its disk"}};
+  std::cout << RenderTable(rows, {false, true, false});
+  if (!req.fees.source.empty()) std::cout << "fees: data/fees/fees.csv, " << req.fees.source << "\n";
+  return kExitOk;
+}
+
+}  // namespace
+
+void RegisterScheduleCommand(CLI::App& app, CommandFn* run) {
+  auto o = std::make_shared<ScheduleOptions>();
+  CLI::App* s = app.add_subcommand(
+      "schedule", "Monthly cost of a recurring job on a VM started and stopped on a schedule");
+  s->add_option("--every", o->every, "Interval between starts: 90s, 30m, 4h, 1d");
+  s->add_option("--cron", o->cron, "Or a 5-field cron expression: \"0 */4 * * *\"");
+  s->add_option("--runtime", o->runtime, "The job's run time: 2m, 1h30m")->required();
+  s->add_option("--instance", o->instance, "PROVIDER:INSTANCE (default gcp:n1-standard-1)");
+  s->add_option("--kind", o->kind, "on-demand, preemptible (default) or spot");
+  s->add_option("--region", o->region, "Region (default: the cheapest)");
+  s->add_option("--disk-gb", o->disk_gb, "Boot disk in GB, charged all month (default 10)");
+  s->add_option("--boot-seconds", o->boot, "VM boot before the job, billed: 45s (default 0s)");
+  s->add_option("--scheduler-jobs", o->scheduler_jobs,
+                "Scheduler rules (default 2: one starts the VM, one stops it)");
+  s->add_option("--function-time", o->function_time,
+                "Run time of each start or stop function call (default 60s)");
+  s->add_option("--disk-usd-per-gb-month", o->disk_fee, "Disk fee (default: data/fees)");
+  s->add_option("--scheduler-usd-per-job-month", o->scheduler_fee,
+                "Scheduler fee (default: data/fees)");
+  s->add_option("--function-usd-per-second", o->function_fee,
+                "Function time fee (default: data/fees)");
+  s->add_option("--as-of", o->as_of, "Prices, billing rule and fees in force on this date");
+  s->add_option("--catalog", o->catalog, "Catalog database");
+  s->add_flag("--json", o->json, "Print JSON");
+  s->footer(
+      "Example:\n  epochcost schedule --every 4h --runtime 2m --instance gcp:n1-standard-1 "
+      "--kind preemptible --as-of 2018-11-15");
+  s->callback([run, o] { *run = [o] { return Schedule(*o); }; });
+}
+
+}  // namespace epochcost::cli
