@@ -26,6 +26,7 @@ void RegisterRecommendCommand(CLI::App& app, CommandFn* run);
 void RegisterValidateCommand(CLI::App& app, CommandFn* run);
 void RegisterCalibrateCommand(CLI::App& app, CommandFn* run);
 void RegisterScheduleCommand(CLI::App& app, CommandFn* run);
+void RegisterServeCommand(CLI::App& app, CommandFn* run);
 
 // Prints "epochcost: error: MESSAGE" on stderr and returns kExitError.
 int ReportError(const Status& status);

@@ -15,10 +15,10 @@ int ReportError(const Status& status) {
 namespace {
 
 using RegisterFn = void (*)(CLI::App&, CommandFn*);
-constexpr std::array<RegisterFn, 8> kCommands = {
+constexpr std::array<RegisterFn, 9> kCommands = {
     RegisterModelsCommand,    RegisterCatalogCommand,   RegisterProfileCommand,
-    RegisterPredictCommand,   RegisterRecommendCommand, RegisterValidateCommand,
-    RegisterCalibrateCommand, RegisterScheduleCommand};
+    RegisterPredictCommand,   RegisterRecommendCommand, RegisterServeCommand,
+    RegisterScheduleCommand,  RegisterValidateCommand,  RegisterCalibrateCommand};
 
 int Main(int argc, char** argv) {
   CLI::App app{

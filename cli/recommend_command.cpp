@@ -23,15 +23,6 @@ struct RecommendOptions {
   bool json = false, csv = false;
 };
 
-std::vector<std::string> SplitCommas(const std::string& s) {
-  std::vector<std::string> out;
-  std::stringstream in(s);
-  std::string item;
-  while (std::getline(in, item, ','))
-    if (!item.empty()) out.push_back(item);
-  return out;
-}
-
 int Recommend(const RecommendOptions& o) {
   if (o.epochs <= 0) return ReportError(Status::InvalidArgument("--epochs must be positive"));
   if (o.top < 0) return ReportError(Status::InvalidArgument("--top must not be negative"));
@@ -88,36 +79,10 @@ int Recommend(const RecommendOptions& o) {
   Result<std::unique_ptr<catalog::CatalogStore>> cat = catalog::CatalogStore::Open(
       o.catalog.empty() ? catalog::CatalogStore::DefaultPath() : o.catalog);
   if (!cat.ok()) return ReportError(cat.status());
-  std::vector<catalog::PriceKind> kinds;
-  for (const std::string& k : SplitCommas(o.kinds)) {
-    Result<catalog::PriceKind> pk = catalog::ParsePriceKind(k);
-    if (!pk.ok()) return ReportError(pk.status().WithContext("--kind"));
-    kinds.push_back(*pk);
-  }
-  const std::vector<std::string> regions = SplitCommas(o.regions);
-  std::vector<std::string> clouds;
-  for (const std::string& c : o.clouds)
-    for (const std::string& one : SplitCommas(c)) clouds.push_back(one);
-  for (const std::string& c : clouds)
-    if (c != "aws" && c != "gcp" && c != "azure" && c != "lambda")
-      return ReportError(Status::InvalidArgument("--cloud '" + c +
-                                                 "': expected aws, gcp, azure or lambda"));
-  std::vector<catalog::Offer> offers;
-  for (const std::string& cloud : clouds.empty() ? std::vector<std::string>{""} : clouds) {
-    catalog::OfferFilter f;
-    f.cloud = cloud;
-    f.as_of = o.as_of;
-    Result<std::vector<catalog::Offer>> got = (*cat)->Offers(f);
-    if (!got.ok()) return ReportError(got.status());
-    for (catalog::Offer& of : *got) {
-      if (!kinds.empty() && std::find(kinds.begin(), kinds.end(), of.kind) == kinds.end())
-        continue;
-      if (!regions.empty() &&
-          std::find(regions.begin(), regions.end(), of.region) == regions.end())
-        continue;
-      offers.push_back(std::move(of));
-    }
-  }
+  Result<std::vector<catalog::Offer>> offers =
+      SelectOffers(**cat, {.clouds = o.clouds, .kinds = o.kinds, .regions = o.regions,
+                           .as_of = o.as_of});
+  if (!offers.ok()) return ReportError(offers.status());
   Result<std::unique_ptr<profiler::ProfileStore>> store = profiler::ProfileStore::Open(
       o.profiles.empty() ? profiler::ProfileStore::DefaultPath() : o.profiles);
   if (!store.ok()) return ReportError(store.status());
@@ -146,7 +111,7 @@ int Recommend(const RecommendOptions& o) {
     return catalog.InterruptionForOffer(of);
   };
   Result<pricing::Recommendation> r =
-      pricing::Recommend(req, offers, *refs, interruptions, MachineOf);
+      pricing::Recommend(req, *offers, *refs, interruptions, MachineOf);
   if (!r.ok()) return ReportError(r.status());
   if (!o.plot.empty()) {
     std::ofstream f(o.plot);

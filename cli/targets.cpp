@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <sstream>
 
 namespace epochcost::cli {
 namespace {
@@ -172,6 +173,49 @@ Result<Machine> ResolveTarget(const std::string& target, const catalog::CatalogS
     return Status::InvalidArgument("--gpus " + std::to_string(gpus) + ": " + target + " has " +
                                    std::to_string(out->gpus) + " GPUs");
   return out;
+}
+
+std::vector<std::string> SplitCommas(const std::string& s) {
+  std::vector<std::string> out;
+  std::stringstream in(s);
+  std::string item;
+  while (std::getline(in, item, ','))
+    if (!item.empty()) out.push_back(item);
+  return out;
+}
+
+Result<std::vector<catalog::Offer>> SelectOffers(const catalog::CatalogStore& catalog,
+                                                 const OfferSelection& s) {
+  std::vector<catalog::PriceKind> kinds;
+  for (const std::string& k : SplitCommas(s.kinds)) {
+    Result<catalog::PriceKind> pk = catalog::ParsePriceKind(k);
+    if (!pk.ok()) return pk.status().WithContext("--kind");
+    kinds.push_back(*pk);
+  }
+  const std::vector<std::string> regions = SplitCommas(s.regions);
+  std::vector<std::string> clouds;
+  for (const std::string& c : s.clouds)
+    for (const std::string& one : SplitCommas(c)) clouds.push_back(one);
+  for (const std::string& c : clouds)
+    if (c != "aws" && c != "gcp" && c != "azure" && c != "lambda")
+      return Status::InvalidArgument("--cloud '" + c + "': expected aws, gcp, azure or lambda");
+  std::vector<catalog::Offer> offers;
+  for (const std::string& cloud : clouds.empty() ? std::vector<std::string>{""} : clouds) {
+    catalog::OfferFilter f;
+    f.cloud = cloud;
+    f.as_of = s.as_of;
+    Result<std::vector<catalog::Offer>> got = catalog.Offers(f);
+    if (!got.ok()) return got.status();
+    for (catalog::Offer& of : *got) {
+      if (!kinds.empty() && std::find(kinds.begin(), kinds.end(), of.kind) == kinds.end())
+        continue;
+      if (!regions.empty() &&
+          std::find(regions.begin(), regions.end(), of.region) == regions.end())
+        continue;
+      offers.push_back(std::move(of));
+    }
+  }
+  return offers;
 }
 
 }  // namespace epochcost::cli

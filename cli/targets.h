@@ -4,6 +4,7 @@
 #define EPOCHCOST_CLI_TARGETS_H_
 
 #include <string>
+#include <vector>
 
 #include "catalog/store.h"
 #include "engine/machine.h"
@@ -27,6 +28,18 @@ Result<Machine> MachineOf(const catalog::InstanceType& t);
 // `gpus` > 0 overrides a spec target's GPU count.
 Result<Machine> ResolveTarget(const std::string& target, const catalog::CatalogStore& catalog,
                               int gpus);
+
+// "a,b,,c" -> {"a", "b", "c"}.
+std::vector<std::string> SplitCommas(const std::string& s);
+
+// The catalog's offers on `as_of` (empty: the newest) of the given clouds, kinds and regions
+// (each comma-separated or repeated; empty: all). Errors name the flag of a bad value.
+struct OfferSelection {
+  std::vector<std::string> clouds;
+  std::string kinds, regions, as_of;
+};
+Result<std::vector<catalog::Offer>> SelectOffers(const catalog::CatalogStore& catalog,
+                                                 const OfferSelection& s);
 
 }  // namespace epochcost::cli
 

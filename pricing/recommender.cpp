@@ -9,6 +9,14 @@
 namespace epochcost::pricing {
 namespace {
 
+struct Evaluated {
+  Result<MachinePrediction> prediction = Status::NotFound("");
+  Seconds baseline_epoch;
+  int64_t batch = 0;
+};
+
+}  // namespace
+
 std::string MachineKey(const Machine& m) {
   char buf[256];
   std::snprintf(buf, sizeof buf, "%s|%d|%s|%g|%d|%g", m.gpu ? m.gpu->name.c_str() : "", m.gpus,
@@ -24,14 +32,6 @@ std::string Accelerators(const Machine& m) {
                 m.cpu ? m.cpu->core_uarch.c_str() : "?");
   return buf;
 }
-
-struct Evaluated {
-  Result<MachinePrediction> prediction = Status::NotFound("");
-  Seconds baseline_epoch;
-  int64_t batch = 0;
-};
-
-}  // namespace
 
 void MarkPareto(std::vector<RankedOffer>* offers) {
   for (RankedOffer& a : *offers) {

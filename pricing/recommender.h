@@ -78,6 +78,11 @@ Result<Recommendation> Recommend(const RecommendRequest& request,
 // Marks the offers no other beats on both total hours and total dollars.
 void MarkPareto(std::vector<RankedOffer>* offers);
 
+// What makes two machines predict alike (offers of one instance type in many regions share it),
+// and how a machine's accelerators are shown ("1 x K80", "16 vCPU Skylake-SP").
+std::string MachineKey(const Machine& m);
+std::string Accelerators(const Machine& m);
+
 }  // namespace epochcost::pricing
 
 #endif  // EPOCHCOST_PRICING_RECOMMENDER_H_

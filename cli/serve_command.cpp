@@ -1,0 +1,230 @@
+// `epochcost serve MODEL --qps Q`: the cheapest clusters of each catalog offer that serve Q requests
+// per second within a p95 latency (pricing/serving.h, docs/serving.md).
+#include <fstream>
+#include <iostream>
+#include <nlohmann/json.hpp>
+#include <sstream>
+
+#include "cli/commands.h"
+#include "cli/format.h"
+#include "cli/lowering_flags.h"
+#include "cli/svg_plot.h"
+#include "cli/targets.h"
+#include "engine/model_source.h"
+#include "pricing/serving.h"
+
+namespace epochcost::cli {
+namespace {
+
+struct ServeOptions {
+  std::string model, kinds = "on-demand", regions, as_of, plot, catalog, profiles, framework;
+  std::vector<std::string> clouds;
+  LoweringFlags lowering;
+  double qps = 0, p95_ms = -1, node_efficiency = 0.8;
+  int64_t max_batch = 32;
+  int replicas = 0, top = 20;
+  bool json = false, csv = false;
+};
+
+std::string F(const char* fmt, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+
+std::string Kind(const pricing::ServingOffer& s) {
+  return std::string(catalog::PriceKindName(s.offer.kind));
+}
+
+std::string Table(const pricing::ServingPlan& plan, size_t top) {
+  std::vector<std::vector<std::string>> rows = {
+      {"#", "Instance", "Region", "Kind", "Accelerators", "Nodes", "Replicas", "Batch",
+       "p95 ms", "Capacity/s", "$/month", "$/M req", "Source"}};
+  for (size_t i = 0; i < plan.ranked.size() && i < top; ++i) {
+    const pricing::ServingOffer& s = plan.ranked[i];
+    rows.push_back({std::to_string(i + 1), s.machine, s.offer.region, Kind(s), s.accelerators,
+                    std::to_string(s.nodes), std::to_string(s.replicas),
+                    std::to_string(s.batch), F("%.1f", s.p95.milliseconds()),
+                    F("%.0f", s.capacity), F("%.2f", s.monthly.dollars()),
+                    F("%.3f", s.usd_per_million), s.source});
+  }
+  return RenderTable(rows, {true, false, false, false, false, true, true, true, true, true, true,
+                            true, false});
+}
+
+nlohmann::ordered_json Json(const pricing::ServingPlan& plan, size_t top) {
+  nlohmann::ordered_json a = nlohmann::ordered_json::array();
+  for (size_t i = 0; i < plan.ranked.size() && i < top; ++i) {
+    const pricing::ServingOffer& s = plan.ranked[i];
+    a.push_back({{"instance", s.machine},
+                 {"region", s.offer.region},
+                 {"kind", Kind(s)},
+                 {"accelerators", s.accelerators},
+                 {"nodes", s.nodes},
+                 {"replicas_per_node", s.replicas},
+                 {"batch", s.batch},
+                 {"service_seconds", s.service.seconds()},
+                 {"p95_seconds", s.p95.seconds()},
+                 {"capacity_per_second", s.capacity},
+                 {"usd_per_month", s.monthly.dollars()},
+                 {"usd_per_million_requests", s.usd_per_million},
+                 {"source", s.source}});
+  }
+  return a;
+}
+
+std::string Csv(const pricing::ServingPlan& plan, size_t top) {
+  std::ostringstream out;
+  out << "rank,instance,region,kind,accelerators,nodes,replicas_per_node,batch,p95_seconds,"
+         "capacity_per_second,usd_per_month,usd_per_million_requests\n";
+  for (size_t i = 0; i < plan.ranked.size() && i < top; ++i) {
+    const pricing::ServingOffer& s = plan.ranked[i];
+    out << i + 1 << "," << s.machine << "," << s.offer.region << "," << Kind(s) << ",\""
+        << s.accelerators << "\"," << s.nodes << "," << s.replicas << "," << s.batch << ","
+        << F("%.6g", s.p95.seconds()) << "," << F("%.6g", s.capacity) << ","
+        << F("%.6g", s.monthly.dollars()) << "," << F("%.6g", s.usd_per_million) << "\n";
+  }
+  return out.str();
+}
+
+// Monthly cost against p95 latency, one dot per offer.
+std::string Svg(const pricing::ServingPlan& plan, const std::string& title) {
+  double x0 = 1e300, x1 = 0, y0 = 1e300, y1 = 0;
+  for (const auto& s : plan.ranked) {
+    x0 = std::min(x0, s.p95.milliseconds());
+    x1 = std::max(x1, s.p95.milliseconds());
+    y0 = std::min(y0, s.monthly.dollars());
+    y1 = std::max(y1, s.monthly.dollars());
+  }
+  if (plan.ranked.empty()) x0 = y0 = 1, x1 = y1 = 10;
+  const LogLogPlot plot(x0, x1, y0, y1);
+  std::ostringstream s;
+  s << plot.Begin(title, "p95 latency, ms (log)", "dollars per month (log)", "$");
+  for (const auto& o : plan.ranked)
+    s << "<circle cx=\"" << plot.X(o.p95.milliseconds()) << "\" cy=\""
+      << plot.Y(o.monthly.dollars()) << "\" r=\"4\" fill=\""
+      << (o.gpus > 0 ? "#1f77b4" : "#2ca02c") << "\" fill-opacity=\"0.6\"><title>"
+      << SvgEscape(o.machine + " x " + std::to_string(o.nodes) + " " + o.offer.region)
+      << "</title></circle>\n";
+  s << plot.End("<tspan fill=\"#1f77b4\">● GPU</tspan>  <tspan fill=\"#2ca02c\">● CPU</tspan>");
+  return s.str();
+}
+
+int Serve(const ServeOptions& o) {
+  if (o.qps <= 0 || o.qps > 1e9)
+    return ReportError(Status::InvalidArgument("--qps must be positive (at most 1e9)"));
+  if (o.p95_ms == 0 || o.p95_ms < -1)
+    return ReportError(Status::InvalidArgument("--p95-ms must be positive"));
+  if (o.max_batch < 1 || o.max_batch > 4096)
+    return ReportError(Status::InvalidArgument("--max-batch must be from 1 to 4096"));
+  if (o.replicas < 0 || o.replicas > 256)
+    return ReportError(Status::InvalidArgument("--replicas-per-node must be from 1 to 256"));
+  if (o.top < 0) return ReportError(Status::InvalidArgument("--top must not be negative"));
+  Result<Model> model = LoadModel(o.model);
+  if (!model.ok()) return ReportError(model.status());
+  pricing::ServeRequest req;
+  req.model = &*model;
+  Result<LoweringOptions> cpu = ResolveLowering(o.lowering, *model, 1, nullptr, LoweringTarget::kCpu);
+  if (!cpu.ok()) return ReportError(cpu.status());
+  Result<LoweringOptions> gpu = ResolveLowering(o.lowering, *model, 1, nullptr, LoweringTarget::kGpu);
+  if (!gpu.ok()) return ReportError(gpu.status());
+  req.cpu_lowering = *cpu;
+  req.gpu_lowering = *gpu;
+  req.cpu_lowering.training = req.gpu_lowering.training = false;
+  req.qps = o.qps;
+  if (o.p95_ms > 0) req.p95 = Seconds::FromMilliseconds(o.p95_ms);
+  req.max_batch = o.max_batch;
+  req.replicas_per_node = o.replicas;
+  req.node_efficiency = o.node_efficiency;
+  if (!o.as_of.empty()) {
+    Status s = catalog::CheckDate(o.as_of);
+    if (!s.ok()) return ReportError(s.WithContext("--as-of"));
+  }
+  Result<std::unique_ptr<catalog::CatalogStore>> cat = catalog::CatalogStore::Open(
+      o.catalog.empty() ? catalog::CatalogStore::DefaultPath() : o.catalog);
+  if (!cat.ok()) return ReportError(cat.status());
+  Result<std::vector<catalog::Offer>> offers = SelectOffers(
+      **cat, {.clouds = o.clouds, .kinds = o.kinds, .regions = o.regions, .as_of = o.as_of});
+  if (!offers.ok()) return ReportError(offers.status());
+  Result<std::unique_ptr<profiler::ProfileStore>> store = profiler::ProfileStore::Open(
+      o.profiles.empty() ? profiler::ProfileStore::DefaultPath() : o.profiles);
+  if (!store.ok()) return ReportError(store.status());
+  Result<References> refs = LoadReferences(**store);
+  if (!refs.ok()) return ReportError(refs.status());
+  std::string calibrated;
+  if (!o.framework.empty()) {
+    for (const char* kind : {"cpu", "gpu"}) {
+      Result<profiler::StoredCalibration> c = (*store)->FindCalibration(o.framework, kind);
+      if (!c.ok()) continue;
+      (std::string(kind) == "cpu" ? req.cpu_correction : req.gpu_correction) =
+          pricing::ServeRequest::Correction{c->kernel_scale, c->per_op_overhead};
+      calibrated += (calibrated.empty() ? "" : "; ") + std::string(kind) + " (kernel scale " +
+                    F("%.3f", c->kernel_scale) + ", per-op overhead " +
+                    F("%.1f", c->per_op_overhead.seconds() * 1e6) + " us)";
+    }
+    if (calibrated.empty())
+      return ReportError(Status::NotFound("--framework " + o.framework +
+                                          ": no calibration stored for it; run: epochcost "
+                                          "calibrate RUNS..."));
+  }
+  Result<pricing::ServingPlan> plan = pricing::PlanServing(req, *offers, *refs, MachineOf);
+  if (!plan.ok()) return ReportError(plan.status());
+  const size_t top = o.top > 0 ? static_cast<size_t>(o.top) : plan->ranked.size();
+  if (!o.plot.empty()) {
+    std::ofstream f(o.plot);
+    f << Svg(*plan, model->name() + ": serving " + F("%g", o.qps) + " requests/s");
+    if (!f) return ReportError(Status::IoError(o.plot + ": cannot write"));
+  }
+  if (o.json) {
+    std::cout << Json(*plan, top).dump(2) << "\n";
+  } else if (o.csv) {
+    std::cout << Csv(*plan, top);
+  } else {
+    std::cout << "Model " << model->name() << ", " << F("%g", o.qps) << " requests/s"
+              << (o.p95_ms > 0 ? ", p95 <= " + F("%g", o.p95_ms) + " ms" : "")
+              << ", batches up to " << o.max_batch << ", "
+              << (o.replicas > 0 ? std::to_string(o.replicas) + " replica(s) per node"
+                                 : "a replica per GPU (per CPU node)")
+              << ", each node after the first adds " << F("%.0f%%", 100 * o.node_efficiency)
+              << "\n"
+              << (calibrated.empty() ? "" : "Calibrated for " + o.framework + ": " + calibrated + "\n")
+              << Table(*plan, top) << plan->ranked.size()
+              << " offers can serve it, ranked by monthly cost (730 h); " << plan->dropped.size()
+              << " machines cannot.\n";
+  }
+  return kExitOk;
+}
+
+}  // namespace
+
+void RegisterServeCommand(CLI::App& app, CommandFn* run) {
+  auto o = std::make_shared<ServeOptions>();
+  CLI::App* s = app.add_subcommand(
+      "serve", "Rank clusters of catalog offers that serve a model at a request rate");
+  s->add_option("MODEL", o->model, "Zoo name or model file")->required();
+  s->add_option("--qps", o->qps, "Requests per second to serve")->required();
+  s->add_option("--p95-ms", o->p95_ms, "p95 latency target in milliseconds");
+  s->add_option("--max-batch", o->max_batch, "Largest dynamic batch (default 32)");
+  s->add_option("--replicas-per-node", o->replicas,
+                "Model replicas per node, sharing its vCPUs or GPUs (default: one per GPU, one "
+                "per CPU node)");
+  s->add_option("--framework", o->framework,
+                "Apply this framework's stored calibrations (see `epochcost calibrate`)");
+  s->add_option("--node-efficiency", o->node_efficiency,
+                "Throughput each node after the first adds, as a fraction of one (default 0.8)");
+  s->add_option("--cloud", o->clouds, "aws, gcp, azure, lambda (repeat or comma-separate)");
+  s->add_option("--kind", o->kinds, "on-demand (default), preemptible, spot (comma-separated)");
+  s->add_option("--region", o->regions, "Regions (comma-separated)");
+  s->add_option("--as-of", o->as_of, "Prices in force on this date");
+  s->add_option("--top", o->top, "Offers to list (default 20, 0 for all)");
+  s->add_flag("--json", o->json, "Print JSON");
+  s->add_flag("--csv", o->csv, "Print CSV");
+  s->add_option("--plot", o->plot, "Write monthly cost against p95 latency (SVG)");
+  AddLoweringFlags(s, &o->lowering);
+  s->add_option("--catalog", o->catalog, "Catalog database");
+  s->add_option("--profiles", o->profiles, "Profile database");
+  s->footer("Example:\n  epochcost serve mobilenet_v2 --qps 200 --p95-ms 100 --cloud azure");
+  s->callback([run, o] { *run = [o] { return Serve(*o); }; });
+}
+
+}  // namespace epochcost::cli
