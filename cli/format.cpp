@@ -79,4 +79,10 @@ std::string RenderTable(const std::vector<std::vector<std::string>>& rows,
   return out;
 }
 
+std::string Number(const char* fmt, double v) {
+  char buf[64];
+  std::snprintf(buf, sizeof buf, fmt, v);
+  return buf;
+}
+
 }  // namespace epochcost::cli

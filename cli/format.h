@@ -15,6 +15,9 @@ std::string Si(double x);
 // Bytes with binary units: 1536 -> "1.50 KiB".
 std::string BinaryBytes(double bytes);
 
+// One number in a printf format: Number("%.2f", 3.14159) -> "3.14".
+std::string Number(const char* fmt, double v);
+
 // Today's date, YYYY-MM-DD (UTC).
 std::string TodayIso();
 

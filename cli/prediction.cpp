@@ -64,34 +64,42 @@ Result<Prediction> Predictor::Predict(const PredictionRequest& r) {
 
 Status Predictor::ApplyCalibration(const PredictionRequest& r, const std::string& kind,
                                    Prediction* p, MachineSettings* settings) {
+  settings->per_op_overhead = r.overhead;  // a given overhead wins over a calibration's
   if (r.framework.empty()) return Status::Ok();
   Result<profiler::StoredCalibration> c = profiles_->FindCalibration(r.framework, kind);
+  if (!c.ok() && r.calibration_optional && c.status().code() == StatusCode::kNotFound)
+    return Status::Ok();
   if (!c.ok()) return c.status().WithContext("--framework");
   p->calibration = *c;
-  settings->kernel_scale = c->kernel_scale;
-  settings->per_op_overhead = c->per_op_overhead;
+  settings->Apply(KernelCorrection{c->kernel_scale, c->per_op_overhead});
+  return Status::Ok();
+}
+
+Status Predictor::ResolveSizes(const PredictionRequest& r, const Model& model, Prediction* p) {
+  p->model = model;
+  p->model_name = model.name();
+  Result<EpochSizes> sizes = ResolveEpochSizes(model, r.batch, r.samples, r.val_samples);
+  if (!sizes.ok()) return sizes.status();
+  p->batch = sizes->batch;
+  p->samples = sizes->samples;
+  p->val_samples = sizes->val_samples;
+  Result<LoweringOptions> lowering =
+      ResolveLowering(r.lowering, model, p->batch, &p->optimizer,
+                      p->gpu ? LoweringTarget::kGpu : LoweringTarget::kCpu);
+  if (!lowering.ok()) return lowering.status();
+  p->lowering = *lowering;
   return Status::Ok();
 }
 
 Result<Prediction> Predictor::PredictMeasured(const PredictionRequest& r, const Model& model,
                                               const profiler::Fingerprint& device) {
   Prediction p;
-  p.model_name = model.name();
   p.measured = true;
   p.gpu = device.kind == "gpu";
   p.device = device.model;
   p.threads = p.gpu || r.threads == 0 ? 1 : r.threads;
   p.path = "same device";
-  Result<EpochSizes> sizes = ResolveEpochSizes(model, r.batch, r.samples, r.val_samples);
-  if (!sizes.ok()) return sizes.status();
-  p.batch = sizes->batch;
-  p.samples = sizes->samples;
-  p.val_samples = sizes->val_samples;
-  Result<LoweringOptions> lowering =
-      ResolveLowering(r.lowering, model, p.batch, &p.optimizer,
-                      p.gpu ? LoweringTarget::kGpu : LoweringTarget::kCpu);
-  if (!lowering.ok()) return lowering.status();
-  p.lowering = *lowering;
+  EPOCHCOST_RETURN_IF_ERROR(ResolveSizes(r, model, &p));
   Result<const LoweredStep*> step = caches_[r.model].Get(model, p.lowering);
   if (!step.ok()) return step.status();
   p.distinct_ops = (*step)->train.ops.size();
@@ -100,9 +108,7 @@ Result<Prediction> Predictor::PredictMeasured(const PredictionRequest& r, const 
   MachineSettings settings;
   EPOCHCOST_RETURN_IF_ERROR(ApplyCalibration(r, device.kind, &p, &settings));
   double overhead = -1;
-  if (r.overhead) {
-    overhead = r.overhead->seconds();
-  } else if (settings.per_op_overhead) {
+  if (settings.per_op_overhead) {
     overhead = settings.per_op_overhead->seconds();
   } else {
     Result<std::vector<profiler::Microbenchmark>> bs = profiles_->Microbenchmarks(device);
@@ -139,21 +145,11 @@ Result<Prediction> Predictor::PredictElsewhere(const PredictionRequest& r, const
   Result<Machine> machine = ResolveTarget(r.on, *catalog_, r.gpus);
   if (!machine.ok()) return machine.status();
   Prediction p;
-  p.model_name = model.name();
   p.gpu = machine->gpus > 0;
-  Result<EpochSizes> sizes = ResolveEpochSizes(model, r.batch, r.samples, r.val_samples);
-  if (!sizes.ok()) return sizes.status();
-  p.batch = sizes->batch;
-  p.samples = sizes->samples;
-  p.val_samples = sizes->val_samples;
-  Result<LoweringOptions> lowering =
-      ResolveLowering(r.lowering, model, p.batch, &p.optimizer,
-                      p.gpu ? LoweringTarget::kGpu : LoweringTarget::kCpu);
-  if (!lowering.ok()) return lowering.status();
-  p.lowering = *lowering;
-  MachineSettings settings{.samples = p.samples, .val_samples = p.val_samples, .cache = &caches_[r.model]};
+  EPOCHCOST_RETURN_IF_ERROR(ResolveSizes(r, model, &p));
+  MachineSettings settings{.samples = p.samples, .val_samples = p.val_samples,
+                           .cache = &caches_[r.model]};
   EPOCHCOST_RETURN_IF_ERROR(ApplyCalibration(r, p.gpu ? "gpu" : "cpu", &p, &settings));
-  if (r.overhead) settings.per_op_overhead = r.overhead;
   Result<MachinePrediction> m = PredictOnMachine(model, p.lowering, *machine, *references_, settings);
   if (!m.ok()) return m.status();
   p.machine = std::move(*machine);

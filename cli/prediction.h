@@ -27,9 +27,11 @@ struct PredictionRequest {
   LoweringFlags lowering;
   std::optional<Seconds> overhead;  // overrides the per-op overhead (and a calibration's)
   std::string framework;            // non-empty: apply its stored calibration
+  bool calibration_optional = false;  // without one for the device kind: uncalibrated, no error
 };
 
 struct Prediction {
+  std::optional<Model> model;
   std::string model_name;
   int64_t batch = 0, samples = 0, val_samples = 0;
   LoweringOptions lowering;
@@ -61,8 +63,12 @@ class Predictor {
   Result<Prediction> PredictMeasured(const PredictionRequest& r, const Model& model,
                                      const profiler::Fingerprint& device);
   Result<Prediction> PredictElsewhere(const PredictionRequest& r, const Model& model);
+  // The per-op overhead and kernel scale: the request's overhead, else the calibration of
+  // r.framework for this kind of device (recorded in p), else none (the measured dispatch).
   Status ApplyCalibration(const PredictionRequest& r, const std::string& kind,
                           Prediction* p, MachineSettings* settings);
+  // The model's name, batch, samples and lowering for p->gpu's device kind.
+  Status ResolveSizes(const PredictionRequest& r, const Model& model, Prediction* p);
 
   std::string catalog_path_;
   std::unique_ptr<profiler::ProfileStore> profiles_;

@@ -14,8 +14,8 @@ namespace epochcost::cli {
 namespace {
 
 struct RecommendOptions {
-  std::string model, batch, kinds, regions, gpus, as_of, plot, catalog, profiles, framework;
-  std::vector<std::string> clouds;
+  std::string model, batch, gpus, plot;
+  MarketInputs market;
   LoweringFlags lowering;
   int64_t samples = -1, val_samples = -1;
   double epochs = 1, max_hours = -1, max_usd = -1, checkpoint_minutes = -1, overhead_us = -1;
@@ -70,48 +70,16 @@ int Recommend(const RecommendOptions& o) {
   if (o.checkpoint_minutes > 0)
     req.checkpoint_interval = Seconds::FromSeconds(o.checkpoint_minutes * 60);
   if (o.overhead_us >= 0) req.per_op_overhead = Seconds::FromMicroseconds(o.overhead_us);
-  req.as_of = o.as_of;
-  if (!o.as_of.empty()) {
-    Status s = catalog::CheckDate(o.as_of);
-    if (!s.ok()) return ReportError(s.WithContext("--as-of"));
-  }
-
-  Result<std::unique_ptr<catalog::CatalogStore>> cat = catalog::CatalogStore::Open(
-      o.catalog.empty() ? catalog::CatalogStore::DefaultPath() : o.catalog);
-  if (!cat.ok()) return ReportError(cat.status());
-  Result<std::vector<catalog::Offer>> offers =
-      SelectOffers(**cat, {.clouds = o.clouds, .kinds = o.kinds, .regions = o.regions,
-                           .as_of = o.as_of});
-  if (!offers.ok()) return ReportError(offers.status());
-  Result<std::unique_ptr<profiler::ProfileStore>> store = profiler::ProfileStore::Open(
-      o.profiles.empty() ? profiler::ProfileStore::DefaultPath() : o.profiles);
-  if (!store.ok()) return ReportError(store.status());
-  Result<References> refs = LoadReferences(**store);
-  if (!refs.ok()) return ReportError(refs.status());
-  std::string calibrated;  // what --framework applied, for the table
-  if (!o.framework.empty()) {
-    for (const char* kind : {"cpu", "gpu"}) {
-      Result<profiler::StoredCalibration> c = (*store)->FindCalibration(o.framework, kind);
-      if (!c.ok()) continue;
-      (std::string(kind) == "cpu" ? req.cpu_correction : req.gpu_correction) =
-          pricing::RecommendRequest::Correction{c->kernel_scale, c->per_op_overhead};
-      char line[160];
-      std::snprintf(line, sizeof line, "%s%s (kernel scale %.3f, per-op overhead %.1f us)",
-                    calibrated.empty() ? "" : "; ", kind, c->kernel_scale,
-                    c->per_op_overhead.seconds() * 1e6);
-      calibrated += line;
-    }
-    if (calibrated.empty())
-      return ReportError(Status::NotFound("--framework " + o.framework +
-                                          ": no calibration stored for it; run: epochcost "
-                                          "calibrate RUNS..."));
-  }
-  const catalog::CatalogStore& catalog = **cat;
+  req.as_of = o.market.selection.as_of;
+  Result<Market> market = OpenMarket(o.market);
+  if (!market.ok()) return ReportError(market.status());
+  req.corrections = market->corrections;
+  const catalog::CatalogStore& catalog = *market->catalog;
   auto interruptions = [&catalog](const catalog::Offer& of) {
     return catalog.InterruptionForOffer(of);
   };
   Result<pricing::Recommendation> r =
-      pricing::Recommend(req, *offers, *refs, interruptions, MachineOf);
+      pricing::Recommend(req, market->offers, market->refs, interruptions, MachineOf);
   if (!r.ok()) return ReportError(r.status());
   if (!o.plot.empty()) {
     std::ofstream f(o.plot);
@@ -126,8 +94,7 @@ int Recommend(const RecommendOptions& o) {
     std::cout << "Model " << model->name() << ", " << (batch_auto ? "batch auto" : "batch " + std::to_string(batch))
               << ", " << DTypeName(cpu->precision) << ", " << opt_name << ", "
               << req.samples << " samples per epoch, " << o.epochs << " epochs\n";
-    if (!calibrated.empty())
-      std::cout << "Calibrated for " << o.framework << ": " << calibrated << "\n";
+    std::cout << market->calibrated;
     std::cout << RecommendTable(*r, o.top, o.epochs);
   }
   return kExitOk;
@@ -144,22 +111,15 @@ void RegisterRecommendCommand(CLI::App& app, CommandFn* run) {
   p->add_option("--epochs", o->epochs, "Epochs of the job (default 1)");
   p->add_option("--batch", o->batch, "Global batch, or auto: the largest power of two that fits");
   AddLoweringFlags(p, &o->lowering);
-  p->add_option("--cloud", o->clouds, "aws, gcp, azure, lambda (repeat or comma-separate)");
-  p->add_option("--kind", o->kinds, "on-demand, preemptible, spot (comma-separated)");
-  p->add_option("--region", o->regions, "Regions (comma-separated)");
+  AddMarketOptions(p, &o->market, "on-demand, preemptible, spot (comma-separated)");
   p->add_option("--gpus", o->gpus, "GPU counts to consider, e.g. 1,2,4,8");
   p->add_option("--max-hours", o->max_hours, "Deadline for all epochs, in hours");
   p->add_option("--max-usd", o->max_usd, "Budget for all epochs, in dollars");
-  p->add_option("--as-of", o->as_of, "Prices and billing rules as of YYYY-MM-DD");
   p->add_option("--checkpoint-minutes", o->checkpoint_minutes,
                 "Checkpoint interval on spot/preemptible (default: Young/Daly)");
   p->add_option("--overhead-us", o->overhead_us, "Framework overhead per op call (microseconds)");
-  p->add_option("--framework", o->framework,
-                "Apply this framework's stored calibrations (cpu, gpu; see `epochcost calibrate`)");
   p->add_option("--top", o->top, "Offers to show (default 20; 0: all)");
   p->add_option("--plot", o->plot, "Write an SVG of s/epoch vs $/epoch with the Pareto front");
-  p->add_option("--catalog", o->catalog, "Catalog database");
-  p->add_option("--profiles", o->profiles, "Profile database");
   p->add_flag("--json", o->json, "Print JSON");
   p->add_flag("--csv", o->csv, "Print CSV");
   p->footer("Example:\n  epochcost recommend cifar10_cnn --epochs 50 --as-of 2017-07-01 --plot c.svg");

@@ -12,12 +12,6 @@
 namespace epochcost::cli {
 namespace {
 
-std::string F(const char* fmt, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, fmt, v);
-  return buf;
-}
-
 size_t Count(const pricing::Recommendation& r, int top) {
   return top > 0 ? std::min<size_t>(r.ranked.size(), top) : r.ranked.size();
 }
@@ -35,16 +29,16 @@ std::string RecommendTable(const pricing::Recommendation& r, int top, double epo
   for (size_t i = 0; i < Count(r, top); ++i) {
     const pricing::RankedOffer& o = r.ranked[i];
     rows.push_back({std::to_string(i + 1), o.machine, o.offer.region, Kind(o), o.accelerators,
-                    std::to_string(o.batch), F("%.4f", o.offer.price.value()),
-                    F("%.1f", o.epoch.seconds()), F("%.4g", o.usd_per_epoch.value()),
-                    F("%.3g", o.total_time.hours()), F("%.4g", o.total_usd.value()),
-                    o.preemption.overhead > 0 ? F("+%.1f%%", 100 * o.preemption.overhead) : "-",
+                    std::to_string(o.batch), Number("%.4f", o.offer.price.value()),
+                    Number("%.1f", o.epoch.seconds()), Number("%.4g", o.usd_per_epoch.value()),
+                    Number("%.3g", o.total_time.hours()), Number("%.4g", o.total_usd.value()),
+                    o.preemption.overhead > 0 ? Number("+%.1f%%", 100 * o.preemption.overhead) : "-",
                     o.pareto ? "*" : "", o.source});
   }
   std::string out = RenderTable(rows, {true, false, false, false, false, true, true, true, true,
                                        true, true, true, false, false});
   out += std::to_string(r.ranked.size()) + " offers ranked by $/epoch; totals for " +
-         F("%g", epochs) + " epochs under each provider's billing rule; * = Pareto-optimal "
+         Number("%g", epochs) + " epochs under each provider's billing rule; * = Pareto-optimal "
          "(no offer both faster and cheaper).\n";
   if (!r.dropped.empty()) {
     out += std::to_string(r.dropped.size()) + " machines left out";
@@ -92,9 +86,9 @@ std::string RecommendCsv(const pricing::Recommendation& r, int top) {
     const pricing::RankedOffer& o = r.ranked[i];
     out << i + 1 << "," << q(o.offer.instance.name) << "," << o.offer.instance.provider << ","
         << o.offer.region << "," << Kind(o) << "," << q(o.accelerators) << "," << o.batch << ","
-        << F("%.6g", o.offer.price.value()) << "," << F("%.6g", o.epoch.seconds()) << ","
-        << F("%.6g", o.usd_per_epoch.value()) << "," << F("%.6g", o.total_time.hours()) << ","
-        << F("%.6g", o.total_usd.value()) << "," << F("%.4g", o.preemption.overhead) << ","
+        << Number("%.6g", o.offer.price.value()) << "," << Number("%.6g", o.epoch.seconds()) << ","
+        << Number("%.6g", o.usd_per_epoch.value()) << "," << Number("%.6g", o.total_time.hours()) << ","
+        << Number("%.6g", o.total_usd.value()) << "," << Number("%.4g", o.preemption.overhead) << ","
         << (o.pareto ? "true" : "false") << "," << q(o.source) << "\n";
   }
   return out.str();

@@ -1,5 +1,7 @@
 #include "cli/run_inputs.h"
 
+#include <iostream>
+
 #include "engine/file_util.h"
 
 namespace epochcost::cli {
@@ -75,12 +77,17 @@ Result<RunLog> ReadRuns(const RunInputs& in) {
   return all;
 }
 
-Result<std::vector<PredictedRun>> PredictRuns(Predictor& predictor,
-                                              const std::vector<RunRecord>& runs,
-                                              bool calibrated, bool skip_bad,
-                                              std::vector<std::string>* skipped) {
-  std::vector<PredictedRun> out;
-  for (const RunRecord& run : runs) {
+Result<PredictedRuns> ReadAndPredict(const RunInputs& inputs, const std::string& profiles,
+                                     const std::string& catalog, bool calibrated) {
+  Result<RunLog> log = ReadRuns(inputs);
+  if (!log.ok()) return log.status();
+  Result<std::unique_ptr<Predictor>> opened = Predictor::Open(profiles, catalog);
+  if (!opened.ok()) return opened.status();
+  PredictedRuns out;
+  out.predictor = std::move(*opened);
+  Predictor& predictor = *out.predictor;
+  std::vector<std::string> skipped = log->skipped;
+  for (const RunRecord& run : log->runs) {
     PredictionRequest r;
     r.model = run.model;
     r.on = run.target;
@@ -91,25 +98,20 @@ Result<std::vector<PredictedRun>> PredictRuns(Predictor& predictor,
     r.val_samples = run.val_samples;
     r.lowering.precision = run.precision;
     r.lowering.optimizer = run.optimizer;
-    Result<Prediction> p = predictor.Predict(r);
-    if (p.ok() && calibrated) {
-      // With the framework's calibration where one is stored for the device kind.
-      Result<std::vector<profiler::StoredCalibration>> all = predictor.profiles().Calibrations();
-      if (!all.ok()) return all.status();
-      for (const profiler::StoredCalibration& c : *all)
-        if (c.framework == run.framework && c.device_kind == (p->gpu ? "gpu" : "cpu")) {
-          r.framework = run.framework;
-          p = predictor.Predict(r);
-        }
+    if (calibrated) {  // the framework's calibration where one is stored for the device kind
+      r.framework = run.framework;
+      r.calibration_optional = true;
     }
+    Result<Prediction> p = predictor.Predict(r);
     if (!p.ok()) {
       Status located = p.status().WithContext(run.origin);
-      if (!skip_bad) return located;
-      skipped->push_back(located.message());
+      if (!inputs.skip_bad) return located;
+      skipped.push_back(located.message());
       continue;
     }
-    out.push_back({run, std::move(*p)});
+    out.runs.push_back({run, std::move(*p)});
   }
+  for (const std::string& s : skipped) std::cerr << "epochcost: skipped " << s << "\n";
   return out;
 }
 

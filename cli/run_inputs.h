@@ -29,13 +29,16 @@ struct PredictedRun {
   validation::RunRecord run;
   Prediction prediction;
 };
-// Predicts each run (with the stored calibration of its framework when `calibrated` and one
-// exists). A run that cannot be predicted (unknown model or instance, a precision the device
-// lacks) is an error naming FILE:LINE, or with `skip_bad` a line in `skipped`.
-Result<std::vector<PredictedRun>> PredictRuns(Predictor& predictor,
-                                              const std::vector<validation::RunRecord>& runs,
-                                              bool calibrated, bool skip_bad,
-                                              std::vector<std::string>* skipped);
+struct PredictedRuns {
+  std::unique_ptr<Predictor> predictor;  // its profile store takes calibrations
+  std::vector<PredictedRun> runs;
+};
+// Reads every input and predicts each run (with the stored calibration of its framework when
+// `calibrated` and one exists). A run that cannot be read or predicted (unknown model or
+// instance, a precision the device lacks) is an error naming FILE:LINE, or with --skip-bad a
+// line "epochcost: skipped ..." on stderr.
+Result<PredictedRuns> ReadAndPredict(const RunInputs& inputs, const std::string& profiles,
+                                     const std::string& catalog, bool calibrated);
 
 }  // namespace epochcost::cli
 

@@ -17,20 +17,14 @@ namespace epochcost::cli {
 namespace {
 
 struct ServeOptions {
-  std::string model, kinds = "on-demand", regions, as_of, plot, catalog, profiles, framework;
-  std::vector<std::string> clouds;
+  std::string model, plot;
+  MarketInputs market{.selection = {.kinds = "on-demand"}};
   LoweringFlags lowering;
   double qps = 0, p95_ms = -1, node_efficiency = 0.8;
   int64_t max_batch = 32;
   int replicas = 0, top = 20;
   bool json = false, csv = false;
 };
-
-std::string F(const char* fmt, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, fmt, v);
-  return buf;
-}
 
 std::string Kind(const pricing::ServingOffer& s) {
   return std::string(catalog::PriceKindName(s.offer.kind));
@@ -44,9 +38,9 @@ std::string Table(const pricing::ServingPlan& plan, size_t top) {
     const pricing::ServingOffer& s = plan.ranked[i];
     rows.push_back({std::to_string(i + 1), s.machine, s.offer.region, Kind(s), s.accelerators,
                     std::to_string(s.nodes), std::to_string(s.replicas),
-                    std::to_string(s.batch), F("%.1f", s.p95.milliseconds()),
-                    F("%.0f", s.capacity), F("%.2f", s.monthly.dollars()),
-                    F("%.3f", s.usd_per_million), s.source});
+                    std::to_string(s.batch), Number("%.1f", s.p95.milliseconds()),
+                    Number("%.0f", s.capacity), Number("%.2f", s.monthly.dollars()),
+                    Number("%.3f", s.usd_per_million), s.source});
   }
   return RenderTable(rows, {true, false, false, false, false, true, true, true, true, true, true,
                             true, false});
@@ -81,8 +75,8 @@ std::string Csv(const pricing::ServingPlan& plan, size_t top) {
     const pricing::ServingOffer& s = plan.ranked[i];
     out << i + 1 << "," << s.machine << "," << s.offer.region << "," << Kind(s) << ",\""
         << s.accelerators << "\"," << s.nodes << "," << s.replicas << "," << s.batch << ","
-        << F("%.6g", s.p95.seconds()) << "," << F("%.6g", s.capacity) << ","
-        << F("%.6g", s.monthly.dollars()) << "," << F("%.6g", s.usd_per_million) << "\n";
+        << Number("%.6g", s.p95.seconds()) << "," << Number("%.6g", s.capacity) << ","
+        << Number("%.6g", s.monthly.dollars()) << "," << Number("%.6g", s.usd_per_million) << "\n";
   }
   return out.str();
 }
@@ -136,43 +130,16 @@ int Serve(const ServeOptions& o) {
   req.max_batch = o.max_batch;
   req.replicas_per_node = o.replicas;
   req.node_efficiency = o.node_efficiency;
-  if (!o.as_of.empty()) {
-    Status s = catalog::CheckDate(o.as_of);
-    if (!s.ok()) return ReportError(s.WithContext("--as-of"));
-  }
-  Result<std::unique_ptr<catalog::CatalogStore>> cat = catalog::CatalogStore::Open(
-      o.catalog.empty() ? catalog::CatalogStore::DefaultPath() : o.catalog);
-  if (!cat.ok()) return ReportError(cat.status());
-  Result<std::vector<catalog::Offer>> offers = SelectOffers(
-      **cat, {.clouds = o.clouds, .kinds = o.kinds, .regions = o.regions, .as_of = o.as_of});
-  if (!offers.ok()) return ReportError(offers.status());
-  Result<std::unique_ptr<profiler::ProfileStore>> store = profiler::ProfileStore::Open(
-      o.profiles.empty() ? profiler::ProfileStore::DefaultPath() : o.profiles);
-  if (!store.ok()) return ReportError(store.status());
-  Result<References> refs = LoadReferences(**store);
-  if (!refs.ok()) return ReportError(refs.status());
-  std::string calibrated;
-  if (!o.framework.empty()) {
-    for (const char* kind : {"cpu", "gpu"}) {
-      Result<profiler::StoredCalibration> c = (*store)->FindCalibration(o.framework, kind);
-      if (!c.ok()) continue;
-      (std::string(kind) == "cpu" ? req.cpu_correction : req.gpu_correction) =
-          pricing::ServeRequest::Correction{c->kernel_scale, c->per_op_overhead};
-      calibrated += (calibrated.empty() ? "" : "; ") + std::string(kind) + " (kernel scale " +
-                    F("%.3f", c->kernel_scale) + ", per-op overhead " +
-                    F("%.1f", c->per_op_overhead.seconds() * 1e6) + " us)";
-    }
-    if (calibrated.empty())
-      return ReportError(Status::NotFound("--framework " + o.framework +
-                                          ": no calibration stored for it; run: epochcost "
-                                          "calibrate RUNS..."));
-  }
-  Result<pricing::ServingPlan> plan = pricing::PlanServing(req, *offers, *refs, MachineOf);
+  Result<Market> market = OpenMarket(o.market);
+  if (!market.ok()) return ReportError(market.status());
+  req.corrections = market->corrections;
+  Result<pricing::ServingPlan> plan =
+      pricing::PlanServing(req, market->offers, market->refs, MachineOf);
   if (!plan.ok()) return ReportError(plan.status());
   const size_t top = o.top > 0 ? static_cast<size_t>(o.top) : plan->ranked.size();
   if (!o.plot.empty()) {
     std::ofstream f(o.plot);
-    f << Svg(*plan, model->name() + ": serving " + F("%g", o.qps) + " requests/s");
+    f << Svg(*plan, model->name() + ": serving " + Number("%g", o.qps) + " requests/s");
     if (!f) return ReportError(Status::IoError(o.plot + ": cannot write"));
   }
   if (o.json) {
@@ -180,14 +147,14 @@ int Serve(const ServeOptions& o) {
   } else if (o.csv) {
     std::cout << Csv(*plan, top);
   } else {
-    std::cout << "Model " << model->name() << ", " << F("%g", o.qps) << " requests/s"
-              << (o.p95_ms > 0 ? ", p95 <= " + F("%g", o.p95_ms) + " ms" : "")
+    std::cout << "Model " << model->name() << ", " << Number("%g", o.qps) << " requests/s"
+              << (o.p95_ms > 0 ? ", p95 <= " + Number("%g", o.p95_ms) + " ms" : "")
               << ", batches up to " << o.max_batch << ", "
               << (o.replicas > 0 ? std::to_string(o.replicas) + " replica(s) per node"
                                  : "a replica per GPU (per CPU node)")
-              << ", each node after the first adds " << F("%.0f%%", 100 * o.node_efficiency)
+              << ", each node after the first adds " << Number("%.0f%%", 100 * o.node_efficiency)
               << "\n"
-              << (calibrated.empty() ? "" : "Calibrated for " + o.framework + ": " + calibrated + "\n")
+              << market->calibrated
               << Table(*plan, top) << plan->ranked.size()
               << " offers can serve it, ranked by monthly cost (730 h); " << plan->dropped.size()
               << " machines cannot.\n";
@@ -208,21 +175,14 @@ void RegisterServeCommand(CLI::App& app, CommandFn* run) {
   s->add_option("--replicas-per-node", o->replicas,
                 "Model replicas per node, sharing its vCPUs or GPUs (default: one per GPU, one "
                 "per CPU node)");
-  s->add_option("--framework", o->framework,
-                "Apply this framework's stored calibrations (see `epochcost calibrate`)");
   s->add_option("--node-efficiency", o->node_efficiency,
                 "Throughput each node after the first adds, as a fraction of one (default 0.8)");
-  s->add_option("--cloud", o->clouds, "aws, gcp, azure, lambda (repeat or comma-separate)");
-  s->add_option("--kind", o->kinds, "on-demand (default), preemptible, spot (comma-separated)");
-  s->add_option("--region", o->regions, "Regions (comma-separated)");
-  s->add_option("--as-of", o->as_of, "Prices in force on this date");
   s->add_option("--top", o->top, "Offers to list (default 20, 0 for all)");
   s->add_flag("--json", o->json, "Print JSON");
   s->add_flag("--csv", o->csv, "Print CSV");
   s->add_option("--plot", o->plot, "Write monthly cost against p95 latency (SVG)");
   AddLoweringFlags(s, &o->lowering);
-  s->add_option("--catalog", o->catalog, "Catalog database");
-  s->add_option("--profiles", o->profiles, "Profile database");
+  AddMarketOptions(s, &o->market, "on-demand (default), preemptible, spot (comma-separated)");
   s->footer("Example:\n  epochcost serve mobilenet_v2 --qps 200 --p95-ms 100 --cloud azure");
   s->callback([run, o] { *run = [o] { return Serve(*o); }; });
 }

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <sstream>
 
 namespace epochcost::cli {
@@ -216,6 +217,60 @@ Result<std::vector<catalog::Offer>> SelectOffers(const catalog::CatalogStore& ca
     }
   }
   return offers;
+}
+
+void AddMarketOptions(CLI::App* app, MarketInputs* in, const std::string& kind_help) {
+  app->add_option("--cloud", in->selection.clouds,
+                  "aws, gcp, azure, lambda (repeat or comma-separate)");
+  app->add_option("--kind", in->selection.kinds, kind_help);
+  app->add_option("--region", in->selection.regions, "Regions (comma-separated)");
+  app->add_option("--as-of", in->selection.as_of,
+                  "Prices and billing rules in force on this date (YYYY-MM-DD)");
+  app->add_option("--framework", in->framework,
+                  "Apply this framework's stored calibrations (cpu, gpu; see `epochcost calibrate`)");
+  app->add_option("--catalog", in->catalog, "Catalog database");
+  app->add_option("--profiles", in->profiles, "Profile database");
+}
+
+Result<Market> OpenMarket(const MarketInputs& in) {
+  if (!in.selection.as_of.empty()) {
+    Status s = catalog::CheckDate(in.selection.as_of);
+    if (!s.ok()) return s.WithContext("--as-of");
+  }
+  Market m;
+  Result<std::unique_ptr<catalog::CatalogStore>> cat = catalog::CatalogStore::Open(
+      in.catalog.empty() ? catalog::CatalogStore::DefaultPath() : in.catalog);
+  if (!cat.ok()) return cat.status();
+  m.catalog = std::move(*cat);
+  Result<std::vector<catalog::Offer>> offers = SelectOffers(*m.catalog, in.selection);
+  if (!offers.ok()) return offers.status();
+  m.offers = std::move(*offers);
+  Result<std::unique_ptr<profiler::ProfileStore>> store = profiler::ProfileStore::Open(
+      in.profiles.empty() ? profiler::ProfileStore::DefaultPath() : in.profiles);
+  if (!store.ok()) return store.status();
+  m.profiles = std::move(*store);
+  Result<References> refs = LoadReferences(*m.profiles);
+  if (!refs.ok()) return refs.status();
+  m.refs = std::move(*refs);
+  if (in.framework.empty()) return m;
+  std::string applied;
+  for (const bool gpu : {false, true}) {
+    const char* kind = gpu ? "gpu" : "cpu";
+    Result<profiler::StoredCalibration> c = m.profiles->FindCalibration(in.framework, kind);
+    if (!c.ok()) continue;
+    (gpu ? m.corrections.gpu : m.corrections.cpu) =
+        KernelCorrection{c->kernel_scale, c->per_op_overhead};
+    char line[160];
+    std::snprintf(line, sizeof line, "%s%s (kernel scale %.3f, per-op overhead %.1f us)",
+                  applied.empty() ? "" : "; ", kind, c->kernel_scale,
+                  c->per_op_overhead.seconds() * 1e6);
+    applied += line;
+  }
+  if (applied.empty())
+    return Status::NotFound("--framework " + in.framework +
+                            ": no calibration stored for it; run: epochcost calibrate RUNS...");
+  m.calibrated = "Calibrated for " + in.framework + ": " + applied + "\n";
+  return m;
 }
 
 }  // namespace epochcost::cli

@@ -3,6 +3,8 @@
 #ifndef EPOCHCOST_CLI_TARGETS_H_
 #define EPOCHCOST_CLI_TARGETS_H_
 
+#include <CLI/CLI.hpp>
+#include <memory>
 #include <string>
 #include <vector>
 
@@ -40,6 +42,24 @@ struct OfferSelection {
 };
 Result<std::vector<catalog::Offer>> SelectOffers(const catalog::CatalogStore& catalog,
                                                  const OfferSelection& s);
+
+// What `recommend` and `serve` rank: the selected offers (at a checked --as-of), the measured
+// references, and the calibrations of --framework (an error when it has none stored).
+struct MarketInputs {
+  std::string catalog, profiles, framework;  // empty: default paths, no calibration
+  OfferSelection selection;
+};
+struct Market {
+  std::unique_ptr<catalog::CatalogStore> catalog;
+  std::unique_ptr<profiler::ProfileStore> profiles;
+  std::vector<catalog::Offer> offers;
+  References refs;
+  Corrections corrections;
+  std::string calibrated;  // "Calibrated for F: cpu (...); gpu (...)\n", or empty
+};
+Result<Market> OpenMarket(const MarketInputs& in);
+// --cloud, --kind (described by `kind_help`), --region, --as-of, --framework, --catalog, --profiles.
+void AddMarketOptions(CLI::App* app, MarketInputs* in, const std::string& kind_help);
 
 }  // namespace epochcost::cli
 

@@ -13,7 +13,6 @@
 #include "cli/format.h"
 #include "cli/run_inputs.h"
 #include "cli/svg_plot.h"
-#include "engine/model_source.h"
 #include "validation/report.h"
 #include "validation/statistics.h"
 
@@ -28,19 +27,13 @@ struct ValidateOptions {
   bool calibrated = false, json = false;
 };
 
-std::string F(const char* fmt, double v) {
-  char buf[64];
-  std::snprintf(buf, sizeof buf, fmt, v);
-  return buf;
-}
-
-std::string Usd(const std::optional<double>& v) { return v ? F("%.4f", *v) : "-"; }
+std::string Usd(const std::optional<double>& v) { return v ? Number("%.4f", *v) : "-"; }
 
 std::string SummaryTable(const std::vector<validation::GroupSummary>& groups,
                          const std::string& title) {
   std::vector<std::vector<std::string>> rows = {{title, "Runs", "MAPE", "Worst"}};
   for (const auto& g : groups)
-    rows.push_back({g.name, std::to_string(g.runs), F("%.1f%%", g.mape), F("%+.1f%%", g.worst)});
+    rows.push_back({g.name, std::to_string(g.runs), Number("%.1f%%", g.mape), Number("%+.1f%%", g.worst)});
   return RenderTable(rows, {false, true, true, true});
 }
 
@@ -48,7 +41,7 @@ std::string ReportText(const ValidationReport& r, bool calibrated) {
   std::ostringstream s;
   s << "Validated " << r.results.size() << (r.results.size() == 1 ? " run (" : " runs (")
     << (calibrated ? "calibrated where a calibration is stored" : "uncalibrated")
-    << "): MAPE " << F("%.1f%%", r.all.mape) << ", worst " << F("%+.1f%%", r.all.worst)
+    << "): MAPE " << Number("%.1f%%", r.all.mape) << ", worst " << Number("%+.1f%%", r.all.worst)
     << "\n\n";
   std::vector<std::vector<std::string>> rows = {{"Model", "Machine", "Framework", "Batch",
                                                  "Predicted s", "Measured s", "Error",
@@ -58,8 +51,8 @@ std::string ReportText(const ValidationReport& r, bool calibrated) {
                     x.run.framework + (x.run.framework_version.empty()
                                            ? ""
                                            : " " + x.run.framework_version),
-                    std::to_string(x.run.batch), F("%.2f", x.predicted_seconds),
-                    F("%.2f", x.measured_seconds), F("%+.1f%%", x.error_percent),
+                    std::to_string(x.run.batch), Number("%.2f", x.predicted_seconds),
+                    Number("%.2f", x.measured_seconds), Number("%+.1f%%", x.error_percent),
                     Usd(x.predicted_usd), Usd(x.measured_usd), x.path});
   s << RenderTable(rows, {false, false, false, true, true, true, true, true, true, false});
   s << "\n" << SummaryTable(r.by_path, "Path") << "\n"
@@ -72,8 +65,8 @@ std::string ReportText(const ValidationReport& r, bool calibrated) {
          "Right?"}};
     for (const auto& g : r.rankings) {
       hits += g.hit;
-      k.push_back({g.group, std::to_string(g.configs), F("%+.2f", g.tau), g.predicted_cheapest,
-                   g.measured_cheapest, g.hit ? "yes" : F("no, %+.0f%%", g.miss_percent)});
+      k.push_back({g.group, std::to_string(g.configs), Number("%+.2f", g.tau), g.predicted_cheapest,
+                   g.measured_cheapest, g.hit ? "yes" : Number("no, %+.0f%%", g.miss_percent)});
     }
     s << "\n" << RenderTable(k, {false, true, true, false, false, false});
     s << "Cheapest configuration right for " << hits << " of " << r.rankings.size()
@@ -138,7 +131,7 @@ std::string ReportSvg(const ValidationReport& r) {
   const LogLogPlot plot(lo, hi, lo, hi);
   std::ostringstream s;
   s << plot.Begin("epochcost validate: " + std::to_string(r.results.size()) + " runs, MAPE " +
-                      F("%.1f%%", r.all.mape),
+                      Number("%.1f%%", r.all.mape),
                   "measured seconds per epoch (log)", "predicted seconds per epoch (log)", "");
   const double a = std::pow(10, std::floor(std::log10(lo))),
                b = std::pow(10, std::ceil(std::log10(hi) + 1e-9));
@@ -152,7 +145,7 @@ std::string ReportSvg(const ValidationReport& r) {
       << plot.Y(x.predicted_seconds) << "\" r=\"4\" fill=\""
       << (x.device_kind == "gpu" ? "#1f77b4" : "#ff7f0e") << "\" fill-opacity=\"0.7\"><title>"
       << SvgEscape(x.run.model + " on " + validation::RunLabel(x.run) + ": " +
-                   F("%+.1f%%", x.error_percent))
+                   Number("%+.1f%%", x.error_percent))
       << "</title></circle>\n";
   s << plot.End("<tspan fill=\"#1f77b4\">● GPU</tspan>  <tspan fill=\"#ff7f0e\">● CPU</tspan>  "
                 "<tspan fill=\"#2ca02c\">— y = x, ±10%</tspan>");
@@ -160,25 +153,18 @@ std::string ReportSvg(const ValidationReport& r) {
 }
 
 int Validate(const ValidateOptions& o) {
-  Result<validation::RunLog> log = ReadRuns(o.inputs);
-  if (!log.ok()) return ReportError(log.status());
-  Result<std::unique_ptr<Predictor>> predictor = Predictor::Open(o.profiles, o.catalog);
-  if (!predictor.ok()) return ReportError(predictor.status());
-  std::vector<std::string> skipped = log->skipped;
-  Result<std::vector<PredictedRun>> predicted =
-      PredictRuns(**predictor, log->runs, o.calibrated, o.inputs.skip_bad, &skipped);
+  Result<PredictedRuns> predicted =
+      ReadAndPredict(o.inputs, o.profiles, o.catalog, o.calibrated);
   if (!predicted.ok()) return ReportError(predicted.status());
-  for (const std::string& s : skipped) std::cerr << "epochcost: skipped " << s << "\n";
-  if (predicted->empty()) return ReportError(Status::InvalidArgument("no run could be predicted"));
+  if (predicted->runs.empty())
+    return ReportError(Status::InvalidArgument("no run could be predicted"));
   std::vector<validation::RunResult> results;
-  for (const PredictedRun& p : *predicted) {
-    Result<Model> model = LoadModel(p.run.model);
-    if (!model.ok()) return ReportError(model.status().WithContext(p.run.origin));
+  for (const PredictedRun& p : predicted->runs) {
     validation::RunResult x;
     x.run = p.run;
     x.run.batch = p.prediction.batch;  // a Keras log's default: the model's
     x.run.samples = p.prediction.samples;
-    x.family = validation::ModelFamily(*model);
+    x.family = validation::ModelFamily(*p.prediction.model);
     x.device_kind = p.prediction.gpu ? "gpu" : "cpu";
     x.path = p.prediction.path;
     x.predicted_seconds = p.prediction.epoch.epoch.seconds();
@@ -213,20 +199,13 @@ struct CalibrateOptions {
 int Calibrate(const CalibrateOptions& o) {
   if (o.folds < 2 || o.folds > 1000)
     return ReportError(Status::InvalidArgument("--folds must be from 2 to 1000"));
-  Result<validation::RunLog> log = ReadRuns(o.inputs);
-  if (!log.ok()) return ReportError(log.status());
-  Result<std::unique_ptr<Predictor>> predictor = Predictor::Open(o.profiles, o.catalog);
-  if (!predictor.ok()) return ReportError(predictor.status());
-  std::vector<std::string> skipped = log->skipped;
-  Result<std::vector<PredictedRun>> predicted =
-      PredictRuns(**predictor, log->runs, false, o.inputs.skip_bad, &skipped);
+  Result<PredictedRuns> predicted = ReadAndPredict(o.inputs, o.profiles, o.catalog, false);
   if (!predicted.ok()) return ReportError(predicted.status());
-  for (const std::string& s : skipped) std::cerr << "epochcost: skipped " << s << "\n";
 
   // One calibration per framework and device kind, in the order the runs name them.
   std::vector<std::pair<std::string, std::string>> order;
   std::map<std::pair<std::string, std::string>, std::vector<validation::CalibrationSample>> groups;
-  for (const PredictedRun& p : *predicted) {
+  for (const PredictedRun& p : predicted->runs) {
     const auto key = std::make_pair(p.run.framework, p.prediction.gpu ? "gpu" : "cpu");
     if (!groups.contains(key)) order.push_back(key);
     groups[key].push_back({TermsOf(p.prediction), p.run.seconds_per_epoch});
@@ -247,12 +226,12 @@ int Calibrate(const CalibrateOptions& o) {
       continue;
     }
     std::cout << ", " << cv->folds << "-fold cross-validation\n"
-              << "  kernel scale " << F("%.3f", c->kernel_scale) << ", per-op overhead "
-              << F("%.2f", c->per_op_overhead.seconds() * 1e6) << " us (fitted on all "
+              << "  kernel scale " << Number("%.3f", c->kernel_scale) << ", per-op overhead "
+              << Number("%.2f", c->per_op_overhead.seconds() * 1e6) << " us (fitted on all "
               << ptrs.size() << " runs)\n"
-              << "  held-out MAPE " << F("%.1f%%", cv->mape_before) << " uncalibrated -> "
-              << F("%.1f%%", cv->mape_after) << " calibrated; worst |error| "
-              << F("%.1f%%", cv->worst_before) << " -> " << F("%.1f%%", cv->worst_after)
+              << "  held-out MAPE " << Number("%.1f%%", cv->mape_before) << " uncalibrated -> "
+              << Number("%.1f%%", cv->mape_after) << " calibrated; worst |error| "
+              << Number("%.1f%%", cv->worst_before) << " -> " << Number("%.1f%%", cv->worst_after)
               << "\n";
     fitted.push_back({.framework = key.first,
                       .device_kind = key.second,
@@ -271,7 +250,7 @@ int Calibrate(const CalibrateOptions& o) {
     std::cout << "Dry run: nothing stored.\n";
     return kExitOk;
   }
-  if (Status s = (*predictor)->profiles().PutCalibrations(fitted); !s.ok()) return ReportError(s);
+  if (Status s = predicted->predictor->profiles().PutCalibrations(fitted); !s.ok()) return ReportError(s);
   std::cout << "Stored " << fitted.size() << " calibration" << (fitted.size() == 1 ? "" : "s")
             << "; predict and recommend apply one with --framework NAME.\n";
   return kExitOk;

@@ -67,12 +67,31 @@ class LoweringCache {
   std::map<std::string, LoweredStep> steps_;
 };
 
+// A framework's calibration (validation/calibration.h, docs/calibration.md): a multiplier on every
+// op time and the per-op overhead that replaces the measured dispatch cost.
+struct KernelCorrection {
+  double kernel_scale = 1;
+  Seconds per_op_overhead;
+};
+// One per device kind, where a calibration is stored.
+struct Corrections {
+  std::optional<KernelCorrection> cpu, gpu;
+  const std::optional<KernelCorrection>& For(bool gpu_machine) const { return gpu_machine ? gpu : cpu; }
+};
+
 struct MachineSettings {
   int64_t samples = 0;
   int64_t val_samples = 0;
   std::optional<Seconds> per_op_overhead;  // overrides the reference's dispatch cost
   double kernel_scale = 1;                  // a calibration's multiplier on op times
   LoweringCache* cache = nullptr;           // optional
+
+  // Applies a correction: its scale, and its overhead unless one is already set.
+  void Apply(const std::optional<KernelCorrection>& c) {
+    if (!c) return;
+    kernel_scale = c->kernel_scale;
+    if (!per_op_overhead) per_op_overhead = c->per_op_overhead;
+  }
 };
 
 // The fraction of a core a second hyperthread adds, and the per-hop latency of an all-reduce

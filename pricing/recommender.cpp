@@ -60,10 +60,7 @@ Result<Recommendation> Recommend(
                       .val_samples = r.val_samples,
                       .per_op_overhead = r.per_op_overhead,
                       .cache = &lowerings};
-    if (const auto& c = gpu ? r.gpu_correction : r.cpu_correction) {
-      s.kernel_scale = c->kernel_scale;
-      if (!s.per_op_overhead) s.per_op_overhead = c->per_op_overhead;
-    }
+    s.Apply(r.corrections.For(gpu));
     return s;
   };
   for (const catalog::Offer& offer : offers) {

@@ -30,13 +30,7 @@ struct RecommendRequest {
   std::optional<Seconds> checkpoint_interval;
   std::string as_of;  // billing rules in force then (empty: today's)
   std::optional<Seconds> per_op_overhead;  // on every machine
-  // A framework's calibration (docs/calibration.md), by device kind: its per-op overhead (unless
-  // per_op_overhead is given) and kernel scale.
-  struct Correction {
-    double kernel_scale = 1;
-    Seconds per_op_overhead;
-  };
-  std::optional<Correction> cpu_correction, gpu_correction;
+  Corrections corrections;  // a framework's calibration (its overhead yields to per_op_overhead)
 };
 
 struct RankedOffer {

@@ -43,10 +43,7 @@ ReplicaTimes TimeReplica(const ServeRequest& r, const Machine& node, const Refer
     lowering.batch = b;
     MachineSettings settings{.samples = b, .val_samples = b, .per_op_overhead = r.per_op_overhead,
                              .cache = cache};
-    if (const auto& c = node.gpus > 0 ? r.gpu_correction : r.cpu_correction) {
-      settings.kernel_scale = c->kernel_scale;
-      if (!settings.per_op_overhead) settings.per_op_overhead = c->per_op_overhead;
-    }
+    settings.Apply(r.corrections.For(node.gpus > 0));
     Result<MachinePrediction> p = PredictOnMachine(*r.model, lowering, replica, refs, settings);
     if (!p.ok()) {
       out.status = p.status();

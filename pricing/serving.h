@@ -27,12 +27,7 @@ struct ServeRequest {
   double max_utilisation = 0.8;   // a replica is kept below this share of its capacity
   int max_nodes = 1000;
   std::optional<Seconds> per_op_overhead;
-  // A framework's calibration by device kind (docs/calibration.md).
-  struct Correction {
-    double kernel_scale = 1;
-    Seconds per_op_overhead;
-  };
-  std::optional<Correction> cpu_correction, gpu_correction;
+  Corrections corrections;  // a framework's calibration (docs/calibration.md)
 };
 
 // The latency and capacity of one replica serving batches of `batch`, each taking `service`

@@ -14,8 +14,7 @@
 #include <string>
 #include <vector>
 
-#include "engine/status.h"
-#include "engine/units.h"
+#include "engine/machine.h"
 
 namespace epochcost::validation {
 
@@ -32,10 +31,7 @@ struct PredictionTerms {
   Seconds overhead;        // the uncalibrated per-op overhead
 };
 
-struct Correction {
-  double kernel_scale = 1;
-  Seconds per_op_overhead;
-};
+using Correction = KernelCorrection;
 
 // Epoch seconds of the terms under a correction; Uncalibrated() uses the terms' own overhead.
 Seconds EpochTime(const PredictionTerms& terms, const Correction& c);
