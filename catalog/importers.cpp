@@ -4,34 +4,47 @@
 #include <cmath>
 #include <cstdlib>
 
+#include "engine/json_util.h"
+
 namespace epochcost::catalog {
+namespace {
+
+// Every importer is reached through this table, each under GuardJson: a JSON value of an
+// unexpected type outside the per-record readers is an error naming the file, not a crash.
+template <ImporterFn Import>
+Result<ImportBatch> Guarded(std::string_view text, const std::string& origin,
+                            const ImportOptions& options) {
+  return GuardJson(origin, [&] { return Import(text, origin, options); });
+}
+
+}  // namespace
 
 const std::vector<ImporterInfo>& Importers() {
   static const std::vector<ImporterInfo> importers = {
       {"skypilot", "SkyPilot catalog vms.csv (AWS, GCP, Azure, Lambda); --cloud if ambiguous",
-       ImportSkyPilot},
+       Guarded<ImportSkyPilot>},
       {"csv", "provider,instance_type,region,kind,usd_per_hour,observed_at[,zone,source]",
-       ImportPriceCsv},
+       Guarded<ImportPriceCsv>},
       {"instances",
        "provider,name,vcpus,memory_gib,cpu_family,gpu,gpu_count,gpu_memory_gib,arch,attachable,"
        "source",
-       ImportInstanceCsv},
+       Guarded<ImportInstanceCsv>},
       {"aws-price-list",
        "AWS Price List Bulk API offer file (AmazonEC2, JSON): on-demand Linux, shared tenancy",
-       ImportAwsPriceList},
+       Guarded<ImportAwsPriceList>},
       {"aws-spot-history", "`aws ec2 describe-spot-price-history` JSON (Linux/UNIX records)",
-       ImportAwsSpotHistory},
+       Guarded<ImportAwsSpotHistory>},
       {"gcp-billing-catalog",
        "Cloud Billing Catalog API SKUs JSON (Compute Engine): N1/N2/N2D/E2/C2 vCPU and RAM SKUs "
        "composed into known machine types, and attachable GPUs",
-       ImportGcpBillingCatalog},
+       Guarded<ImportGcpBillingCatalog>},
       {"azure-retail", "Azure Retail Prices API JSON pages (pay-as-you-go, Spot, Low Priority)",
-       ImportAzureRetail},
+       Guarded<ImportAzureRetail>},
       {"interruptions",
        "provider,instance,region,kind,frequency_band,max_lifetime_hours,observed_at,source",
-       ImportInterruptionCsv},
+       Guarded<ImportInterruptionCsv>},
       {"aws-spot-advisor", "AWS Spot Advisor spot-advisor-data.json (interruption bands, Linux)",
-       ImportAwsSpotAdvisor},
+       Guarded<ImportAwsSpotAdvisor>},
   };
   return importers;
 }

@@ -28,7 +28,7 @@ std::string Attr(const Json& attrs, const char* key) {
 
 Result<ImportBatch> ImportAwsSpotHistory(std::string_view text, const std::string& origin,
                                          const ImportOptions& options) {
-  Result<Json> doc = json_records::Parse(text, origin);
+  Result<Json> doc = ParseJson(text, origin);
   if (!doc.ok()) return doc.status();
   if (!doc->is_object() || !(*doc).contains("SpotPriceHistory") ||
       !(*doc)["SpotPriceHistory"].is_array())
@@ -39,7 +39,7 @@ Result<ImportBatch> ImportAwsSpotHistory(std::string_view text, const std::strin
   std::vector<std::pair<std::string, PriceObservation>> timed;  // by timestamp
   for (size_t i = 0; i < history.size(); ++i) {
     const std::string path = "SpotPriceHistory[" + std::to_string(i) + "]";
-    EPOCHCOST_RETURN_IF_ERROR(json_records::Record(origin, options, &batch, [&]() -> Status {
+    EPOCHCOST_RETURN_IF_ERROR(json_records::Record(origin, path, options, &batch, [&]() -> Status {
       const Json& r = history[i];
       Result<std::string> product = json_records::String(r, path, "ProductDescription");
       if (!product.ok()) return product.status();
@@ -86,7 +86,7 @@ Result<ImportBatch> ImportAwsSpotHistory(std::string_view text, const std::strin
 
 Result<ImportBatch> ImportAwsPriceList(std::string_view text, const std::string& origin,
                                        const ImportOptions& options) {
-  Result<Json> doc = json_records::Parse(text, origin);
+  Result<Json> doc = ParseJson(text, origin);
   if (!doc.ok()) return doc.status();
   const Json& d = *doc;
   if (!d.is_object() || !d.contains("products") || !d["products"].is_object())
@@ -105,9 +105,12 @@ Result<ImportBatch> ImportAwsPriceList(std::string_view text, const std::string&
 
   ImportBatch batch;
   batch.ignore_unknown_instances = true;
-  for (const auto& [sku, product] : d["products"].items()) {
+  for (const auto& item : d["products"].items()) {
+    // Plain references: clang 14 cannot capture structured bindings in a lambda (P1091).
+    const std::string& sku = item.key();
+    const Json& product = item.value();
     const std::string path = "products." + sku;
-    EPOCHCOST_RETURN_IF_ERROR(json_records::Record(origin, options, &batch, [&]() -> Status {
+    EPOCHCOST_RETURN_IF_ERROR(json_records::Record(origin, path, options, &batch, [&]() -> Status {
       const Json& attrs = product.contains("attributes") ? product["attributes"] : empty;
       const std::string family = product.value("productFamily", "");
       if (family.rfind("Compute Instance", 0) != 0 || Attr(attrs, "operatingSystem") != "Linux" ||

@@ -9,7 +9,7 @@ namespace epochcost::catalog {
 Result<ImportBatch> ImportAzureRetail(std::string_view text, const std::string& origin,
                                       const ImportOptions& options) {
   using json_records::Json;
-  Result<Json> doc = json_records::Parse(text, origin);
+  Result<Json> doc = ParseJson(text, origin);
   if (!doc.ok()) return doc.status();
   ImportBatch batch;
   batch.ignore_unknown_instances = true;
@@ -22,7 +22,7 @@ Result<ImportBatch> ImportAzureRetail(std::string_view text, const std::string& 
     const Json& items = page["Items"];
     for (size_t i = 0; i < items.size(); ++i) {
       const std::string path = ppath + "Items[" + std::to_string(i) + "]";
-      EPOCHCOST_RETURN_IF_ERROR(json_records::Record(origin, options, &batch, [&]() -> Status {
+      EPOCHCOST_RETURN_IF_ERROR(json_records::Record(origin, path, options, &batch, [&]() -> Status {
         const Json& r = items[i];
         const std::string service = r.value("serviceName", "");
         const std::string type = r.value("type", "");

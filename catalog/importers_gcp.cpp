@@ -80,7 +80,7 @@ Result<double> UnitPrice(const Json& sku, const std::string& path, const char* w
 
 Result<ImportBatch> ImportGcpBillingCatalog(std::string_view text, const std::string& origin,
                                             const ImportOptions& options) {
-  Result<Json> doc = json_records::Parse(text, origin);
+  Result<Json> doc = ParseJson(text, origin);
   if (!doc.ok()) return doc.status();
   ImportBatch batch;
   batch.ignore_unknown_instances = true;
@@ -101,7 +101,7 @@ Result<ImportBatch> ImportGcpBillingCatalog(std::string_view text, const std::st
     const Json& skus = page["skus"];
     for (size_t i = 0; i < skus.size(); ++i) {
       const std::string path = ppath + "skus[" + std::to_string(i) + "]";
-      EPOCHCOST_RETURN_IF_ERROR(json_records::Record(origin, options, &batch, [&]() -> Status {
+      EPOCHCOST_RETURN_IF_ERROR(json_records::Record(origin, path, options, &batch, [&]() -> Status {
         const Json& sku = skus[i];
         Result<std::string> description = json_records::String(sku, path, "description");
         if (!description.ok()) return description.status();
@@ -127,7 +127,8 @@ Result<ImportBatch> ImportGcpBillingCatalog(std::string_view text, const std::st
         if (!sku.contains("serviceRegions") || !sku["serviceRegions"].is_array())
           return Status::InvalidArgument(path + ".serviceRegions is missing");
         std::string date = options.observed_at;
-        if (sku["pricingInfo"].is_array() && !sku["pricingInfo"].empty() &&
+        if (sku.contains("pricingInfo") && sku["pricingInfo"].is_array() &&
+            !sku["pricingInfo"].empty() &&
             sku["pricingInfo"][0].contains("effectiveTime")) {
           Result<std::string> eff =
               json_records::Date(sku["pricingInfo"][0], path + ".pricingInfo[0]", "effectiveTime");

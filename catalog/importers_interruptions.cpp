@@ -33,7 +33,7 @@ Result<ImportBatch> ImportInterruptionCsv(std::string_view text, const std::stri
   ImportBatch batch;
   for (const CsvRecord& r : t->records()) {
     EPOCHCOST_RETURN_IF_ERROR(json_records::Record(
-        origin + ":" + std::to_string(r.line), options, &batch, [&]() -> Status {
+        origin + ":" + std::to_string(r.line), "", options, &batch, [&]() -> Status {
           Interruption i;
           i.provider = r.fields[col[0]];
           i.instance = r.fields[col[1]];
@@ -63,7 +63,7 @@ Result<ImportBatch> ImportInterruptionCsv(std::string_view text, const std::stri
 Result<ImportBatch> ImportAwsSpotAdvisor(std::string_view text, const std::string& origin,
                                          const ImportOptions& options) {
   using json_records::Json;
-  Result<Json> doc = json_records::Parse(text, origin);
+  Result<Json> doc = ParseJson(text, origin);
   if (!doc.ok()) return doc.status();
   EPOCHCOST_RETURN_IF_ERROR(CheckDate(options.observed_at).WithContext(origin + ": --observed-at"));
   const Json& d = *doc;
@@ -85,11 +85,16 @@ Result<ImportBatch> ImportAwsSpotAdvisor(std::string_view text, const std::strin
     labels[r["index"].get<int64_t>()] = *label;
   }
   ImportBatch batch;
-  for (const auto& [region, systems] : d["spot_advisor"].items()) {
+  for (const auto& by_region : d["spot_advisor"].items()) {
+    // Plain references: clang 14 cannot capture structured bindings in a lambda (P1091).
+    const std::string& region = by_region.key();
+    const Json& systems = by_region.value();
     if (!systems.is_object() || !systems.contains("Linux")) continue;
-    for (const auto& [type, entry] : systems["Linux"].items()) {
+    for (const auto& by_type : systems["Linux"].items()) {
+      const std::string& type = by_type.key();
+      const Json& entry = by_type.value();
       const std::string path = "spot_advisor." + region + ".Linux." + type;
-      EPOCHCOST_RETURN_IF_ERROR(json_records::Record(origin, options, &batch, [&]() -> Status {
+      EPOCHCOST_RETURN_IF_ERROR(json_records::Record(origin, path, options, &batch, [&]() -> Status {
         if (!entry.is_object() || !entry.contains("r") || !entry["r"].is_number_integer())
           return Status::InvalidArgument(path + ".r is not an integer");
         auto label = labels.find(entry["r"].get<int64_t>());

@@ -4,15 +4,6 @@
 
 namespace epochcost::catalog::json_records {
 
-Result<Json> Parse(std::string_view text, const std::string& origin) {
-  try {
-    return Json::parse(text);
-  } catch (const Json::parse_error& e) {
-    return Status::ParseError(origin + ": malformed JSON at " +
-                              LineColumn(text, e.byte == 0 ? 0 : e.byte - 1));
-  }
-}
-
 Result<std::string> String(const Json& obj, const std::string& path, const char* key) {
   if (!obj.is_object() || !obj.contains(key))
     return Status::InvalidArgument(path + "." + key + " is missing");

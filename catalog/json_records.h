@@ -3,16 +3,14 @@
 #ifndef EPOCHCOST_CATALOG_JSON_RECORDS_H_
 #define EPOCHCOST_CATALOG_JSON_RECORDS_H_
 
-#include <nlohmann/json.hpp>
 #include <string>
 
 #include "catalog/importers.h"
+#include "engine/json_util.h"
 
 namespace epochcost::catalog::json_records {
 
-using Json = nlohmann::json;
-
-Result<Json> Parse(std::string_view text, const std::string& origin);
+using epochcost::Json;
 
 // The string at `key` of `obj`, or an error naming `path.key`.
 Result<std::string> String(const Json& obj, const std::string& path, const char* key);
@@ -21,11 +19,12 @@ Result<double> Amount(const Json& obj, const std::string& path, const char* key)
 // The YYYY-MM-DD prefix of an ISO 8601 timestamp at `key`.
 Result<std::string> Date(const Json& obj, const std::string& path, const char* key);
 
-// Runs `read` on one record; a failure is returned, or with --skip-bad recorded in the batch.
+// Runs `read` on the record at `path`; a failure (a value of an unexpected JSON type included)
+// is returned, or with --skip-bad recorded in the batch.
 template <typename Fn>
-Status Record(const std::string& origin, const ImportOptions& options, ImportBatch* batch,
-              Fn read) {
-  Status s = read();
+Status Record(const std::string& origin, const std::string& path, const ImportOptions& options,
+              ImportBatch* batch, Fn read) {
+  Status s = GuardJson(path, read);
   if (s.ok()) return s;
   Status located = s.WithContext(origin);
   if (!options.skip_bad) return located;

@@ -1,14 +1,13 @@
 #include "engine/keras_import.h"
 
 #include <array>
-#include <nlohmann/json.hpp>
 
 #include "engine/file_util.h"
+#include "engine/json_util.h"
 
 namespace epochcost {
 namespace {
 
-using Json = nlohmann::json;
 
 // The state of one import: the layers made so far and the problems found. A problem in one layer
 // does not stop the import, so that every unsupported layer is reported at once.
@@ -414,17 +413,7 @@ Status CheckAttention(const Model& model) {
   return Status::Ok();
 }
 
-}  // namespace
-
-Result<Model> ImportKerasJson(std::string_view text, std::string_view origin) {
-  const std::string where(origin);
-  Json doc;
-  try {
-    doc = Json::parse(text);
-  } catch (const Json::parse_error& e) {
-    return Status::ParseError(where + ": malformed JSON at " +
-                              LineColumn(text, e.byte == 0 ? 0 : e.byte - 1));
-  }
+Result<Model> ImportDocument(const Json& doc, const std::string& where) {
   if (!doc.is_object() || !doc.contains("class_name") || !doc.contains("config"))
     return Status::InvalidArgument(where +
                                    ": not a Keras model (no class_name and config at the top)");
@@ -456,6 +445,15 @@ Result<Model> ImportKerasJson(std::string_view text, std::string_view origin) {
   if (!model.ok()) return model.status().WithContext(where);
   EPOCHCOST_RETURN_IF_ERROR(CheckAttention(*model).WithContext(where));
   return model;
+}
+
+}  // namespace
+
+Result<Model> ImportKerasJson(std::string_view text, std::string_view origin) {
+  const std::string where(origin);
+  Result<Json> parsed = ParseJson(text, origin);
+  if (!parsed.ok()) return parsed.status();
+  return GuardJson(where, [&] { return ImportDocument(*parsed, where); });
 }
 
 }  // namespace epochcost

@@ -1,9 +1,12 @@
 #include "engine/model.h"
 
-#include <boost/graph/adjacency_list.hpp>
-#include <boost/graph/depth_first_search.hpp>
+#include <algorithm>
+#include <cstdlib>
 #include <queue>
 #include <unordered_map>
+
+#include <boost/graph/adjacency_list.hpp>
+#include <boost/graph/depth_first_search.hpp>
 
 #include "engine/layer_rules.h"
 
@@ -43,6 +46,38 @@ std::vector<int> StableTopologicalOrder(const Graph& g) {
     }
   }
   return order;
+}
+
+// The largest size a layer attribute (units, filters, vocabulary, kernel, heads, ...) and the
+// largest per-sample tensor this tool accepts. Far above any trained model (the largest
+// vocabularies are ~1e6, the largest activations ~1e9 values per sample), and small enough that
+// every parameter and FLOP count stays exact in 64-bit arithmetic: an absurd value is an error,
+// not an overflow.
+constexpr int64_t kMaxAttribute = int64_t{1} << 24;
+constexpr int64_t kMaxElementsPerSample = (int64_t{1} << 31) - 1;
+
+Status CheckAttributes(const LayerSpec& l) {
+  auto check = [&](std::string_view what, int64_t v, int64_t most) -> Status {
+    if (v > most || v < -most)
+      return Status::InvalidArgument(rules::Describe(l) + ": " + std::string(what) + " " +
+                                     std::to_string(v) + " is absurd (at most " +
+                                     std::to_string(most) + ")");
+    return Status::Ok();
+  };
+  for (int64_t d : l.shape) EPOCHCOST_RETURN_IF_ERROR(check("shape", d, kMaxElementsPerSample));
+  for (int64_t d : l.target_shape)
+    EPOCHCOST_RETURN_IF_ERROR(check("target shape", d, kMaxElementsPerSample));
+  for (const std::vector<int64_t>* v : {&l.kernel, &l.strides, &l.dilation, &l.pads})
+    for (int64_t d : *v) EPOCHCOST_RETURN_IF_ERROR(check("kernel, stride, dilation or pad", d,
+                                                         kMaxAttribute));
+  EPOCHCOST_RETURN_IF_ERROR(check("units", l.units, kMaxAttribute));
+  EPOCHCOST_RETURN_IF_ERROR(check("vocabulary", l.vocab, kMaxAttribute));
+  EPOCHCOST_RETURN_IF_ERROR(check("groups", l.groups, kMaxAttribute));
+  EPOCHCOST_RETURN_IF_ERROR(check("depth multiplier", l.depth_multiplier, kMaxAttribute));
+  EPOCHCOST_RETURN_IF_ERROR(check("heads", l.heads, kMaxAttribute));
+  EPOCHCOST_RETURN_IF_ERROR(check("highway layers", l.highway_layers, kMaxAttribute));
+  EPOCHCOST_RETURN_IF_ERROR(check("learned elements", l.learned_elements, kMaxElementsPerSample));
+  return check("slice bound", std::max(std::abs(l.start), std::abs(l.end)), kMaxElementsPerSample);
 }
 
 }  // namespace
@@ -98,8 +133,16 @@ Result<Model> Model::Build(ModelInfo info, std::vector<LayerSpec> layers) {
     }
     if (layer.kind != LayerKind::kInput && layer.inputs.empty())
       return Status::InvalidArgument(where + ": " + rules::Describe(layer) + " has no inputs");
+    EPOCHCOST_RETURN_IF_ERROR(CheckAttributes(layer).WithContext(where));
     Result<Shape> shape = InferShape(layer, in_shapes);
     if (!shape.ok()) return shape.status().WithContext(where);
+    double elements = 1;
+    for (int64_t d : shape->dims) elements *= static_cast<double>(d);
+    if (elements > kMaxElementsPerSample)
+      return Status::InvalidArgument(where + ": " + rules::Describe(layer) + ": output " +
+                                     shape->ToString() + " is absurd (more than " +
+                                     std::to_string(kMaxElementsPerSample) +
+                                     " values per sample)");
     impl->shapes[p] = std::move(*shape);
   }
   impl->layers = std::move(layers);

@@ -1,14 +1,13 @@
 #include "engine/model_json.h"
 
-#include <nlohmann/json.hpp>
 #include <set>
 
 #include "engine/file_util.h"
+#include "engine/json_util.h"
 
 namespace epochcost {
 namespace {
 
-using Json = nlohmann::json;
 
 const std::set<std::string, std::less<>> kLayerFields = {"name",
                                                          "kind",
@@ -290,14 +289,9 @@ bool IsModelJson(std::string_view text) {
 
 Result<Model> ParseModelJson(std::string_view text, std::string_view origin,
                              const ModelParameters& overrides) {
-  Json doc;
-  try {
-    doc = Json::parse(text);
-  } catch (const Json::parse_error& e) {
-    return Status::ParseError(std::string(origin) + ": malformed JSON at " +
-                              LineColumn(text, e.byte == 0 ? 0 : e.byte - 1));
-  }
-  Result<Model> model = ParseDocument(doc, overrides);
+  Result<Json> doc = ParseJson(text, origin);
+  if (!doc.ok()) return doc.status();
+  Result<Model> model = GuardJson("", [&] { return ParseDocument(*doc, overrides); });
   if (!model.ok()) return model.status().WithContext(std::string(origin));
   return model;
 }

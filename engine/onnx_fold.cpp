@@ -70,18 +70,43 @@ Result<Constant> Arithmetic(const onnx::NodeProto& n, const Constant& a, const C
   return out;
 }
 
-std::vector<int64_t> AsInts(const Constant& c) {
+// A folded value used as a size, index or axis: an integer of at most 2^53 in magnitude (beyond
+// that a double is not an integer, and casting it would be undefined).
+Result<int64_t> ToInt(const onnx::NodeProto& n, double d) {
+  if (!(std::abs(d) <= 9007199254740992.0))
+    return Bad(n, "value " + std::to_string(d) + " is not a usable integer");
+  return static_cast<int64_t>(d);
+}
+
+Result<std::vector<int64_t>> AsInts(const onnx::NodeProto& n, const Constant& c) {
   std::vector<int64_t> v;
-  for (double d : c.data) v.push_back(static_cast<int64_t>(d));
+  for (double d : c.data) {
+    Result<int64_t> i = ToInt(n, d);
+    if (!i.ok()) return i.status();
+    v.push_back(*i);
+  }
   return v;
+}
+
+// The inputs each folded op reads without checking: a missing one is an error, not a crash.
+std::vector<size_t> RequiredInputs(const std::string& op) {
+  if (op == "Identity" || op == "Cast" || op == "Sqrt" || op == "Unsqueeze" || op == "Squeeze" ||
+      op == "ConstantOfShape")
+    return {0};
+  if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Equal" || op == "Pow" ||
+      op == "Expand" || op == "Reshape" || op == "Gather")
+    return {0, 1};
+  if (op == "Slice" || op == "Range" || op == "Where") return {0, 1, 2};
+  return {};
 }
 
 }  // namespace
 
 int64_t Constant::elements() const {
-  int64_t n = 1;
-  for (int64_t d : dims) n *= d;
-  return n;
+  // Saturating: dimensions read from a file can multiply past 64 bits.
+  double n = 1;
+  for (int64_t d : dims) n *= static_cast<double>(d);
+  return n >= 0x1p62 ? int64_t{1} << 62 : static_cast<int64_t>(n);
 }
 
 Result<Constant> FromTensor(const onnx::TensorProto& t) {
@@ -160,6 +185,8 @@ bool Foldable(const std::string& op) {
 Result<Constant> Fold(const onnx::NodeProto& n, const std::vector<const Constant*>& in) {
   const std::string& op = n.op_type();
   auto input = [&](size_t i) -> const Constant* { return i < in.size() ? in[i] : nullptr; };
+  for (size_t i : RequiredInputs(op))
+    if (!input(i)) return Bad(n, "input " + std::to_string(i) + " is not a constant");
   if (op == "Constant") {
     for (const auto& a : n.attribute()) {
       if (a.name() == "value") return FromTensor(a.t());
@@ -188,7 +215,10 @@ Result<Constant> Fold(const onnx::NodeProto& n, const std::vector<const Constant
     if (!shape || !shape->has_data()) return Bad(n, "shape is not constant");
     Constant c;
     for (size_t i = 0; i < shape->data.size(); ++i) {
-      c.dims.push_back(shape->is_batch[i] ? 1 : static_cast<int64_t>(shape->data[i]));
+      Result<int64_t> d = ToInt(n, shape->data[i]);
+      if (!d.ok()) return d.status();
+      if (*d < 0) return Bad(n, "negative dimension " + std::to_string(*d));
+      c.dims.push_back(shape->is_batch[i] ? 1 : *d);
       c.batched = c.batched || shape->is_batch[i];
     }
     if (op == "Expand") {
@@ -213,24 +243,39 @@ Result<Constant> Fold(const onnx::NodeProto& n, const std::vector<const Constant
     Constant c = *input(0);
     if (op == "Reshape") {
       if (!input(1) || !input(1)->has_data()) return Bad(n, "shape is not constant");
-      c.dims = AsInts(*input(1));
-      int64_t known = 1;
+      Result<std::vector<int64_t>> dims = AsInts(n, *input(1));
+      if (!dims.ok()) return dims.status();
+      c.dims = std::move(*dims);
+      double known = 1;
       int unknown = -1;
       for (size_t i = 0; i < c.dims.size(); ++i) {
-        if (c.dims[i] == 0) c.dims[i] = input(0)->dims[i];
+        if (c.dims[i] == 0) {
+          if (i >= input(0)->dims.size()) return Bad(n, "a 0 (copy) dimension beyond the rank");
+          c.dims[i] = input(0)->dims[i];
+        }
+        if (c.dims[i] < -1) return Bad(n, "negative dimension " + std::to_string(c.dims[i]));
         if (c.dims[i] == -1)
           unknown = static_cast<int>(i);
         else
-          known *= c.dims[i];
+          known *= static_cast<double>(c.dims[i]);
       }
-      if (unknown >= 0) c.dims[unknown] = known ? input(0)->elements() / known : 0;
+      if (known >= 0x1p62) return Bad(n, "a shape of more than 2^62 values");
+      if (unknown >= 0)
+        c.dims[unknown] = known > 0 ? input(0)->elements() / static_cast<int64_t>(known) : 0;
       return c;
     }
     std::vector<int64_t> axes = IntsAttr(n, "axes");
-    if (input(1) && input(1)->has_data()) axes = AsInts(*input(1));
+    if (input(1) && input(1)->has_data()) {
+      Result<std::vector<int64_t>> given = AsInts(n, *input(1));
+      if (!given.ok()) return given.status();
+      axes = std::move(*given);
+    }
     if (op == "Unsqueeze") {
       const int64_t rank = static_cast<int64_t>(c.dims.size() + axes.size());
-      for (int64_t& a : axes) a = a < 0 ? a + rank : a;
+      for (int64_t& a : axes) {
+        a = a < 0 ? a + rank : a;
+        if (a < 0 || a >= rank) return Bad(n, "axis out of range");
+      }
       std::sort(axes.begin(), axes.end());
       for (int64_t a : axes) c.dims.insert(c.dims.begin() + std::min<int64_t>(a, c.dims.size()), 1);
     } else {
@@ -266,7 +311,9 @@ Result<Constant> Fold(const onnx::NodeProto& n, const std::vector<const Constant
     Constant c;
     c.dims = idx.dims;
     for (double d : idx.data) {
-      int64_t i = static_cast<int64_t>(d);
+      Result<int64_t> index = ToInt(n, d);
+      if (!index.ok()) return index.status();
+      int64_t i = *index;
       if (i < 0) i += static_cast<int64_t>(data.data.size());
       if (i < 0 || i >= static_cast<int64_t>(data.data.size())) return Bad(n, "index out of range");
       c.data.push_back(data.data[i]);
@@ -279,11 +326,15 @@ Result<Constant> Fold(const onnx::NodeProto& n, const std::vector<const Constant
     if (!data.has_data() || data.dims.size() != 1 || !input(1) || !input(2))
       return Bad(n, "only slices of constant vectors fold");
     const int64_t size = static_cast<int64_t>(data.data.size());
-    int64_t start = static_cast<int64_t>(input(1)->data.at(0));
-    int64_t end = static_cast<int64_t>(std::min<double>(input(2)->data.at(0), 1e15));
-    const int64_t step =
-        input(4) && input(4)->has_data() ? static_cast<int64_t>(input(4)->data[0]) : 1;
-    if (step != 1) return Bad(n, "slice steps other than 1");
+    if (!input(1)->has_data() || !input(2)->has_data() || input(1)->data.empty() ||
+        input(2)->data.empty())
+      return Bad(n, "slice bounds are not constant");
+    // Bounds beyond the vector clamp to it, as ONNX says (INT64_MAX means "to the end").
+    const auto bound = [](double d) { return std::clamp(d, -1e15, 1e15); };
+    int64_t start = static_cast<int64_t>(bound(input(1)->data[0]));
+    int64_t end = static_cast<int64_t>(bound(input(2)->data[0]));
+    const bool stepped = input(4) && input(4)->has_data() && !input(4)->data.empty();
+    if (stepped && input(4)->data[0] != 1) return Bad(n, "slice steps other than 1");
     if (start < 0) start += size;
     if (end < 0) end += size;
     start = std::clamp<int64_t>(start, 0, size);
@@ -297,9 +348,13 @@ Result<Constant> Fold(const onnx::NodeProto& n, const std::vector<const Constant
     return c;
   }
   if (op == "Range") {
-    const double start = input(0)->data.at(0), limit = input(1)->data.at(0),
-                 delta = input(2)->data.at(0);
+    for (size_t i = 0; i < 3; ++i)
+      if (input(i)->data.empty()) return Bad(n, "Range bounds are not constant");
+    const double start = input(0)->data[0], limit = input(1)->data[0], delta = input(2)->data[0];
     if (delta == 0) return Bad(n, "Range with delta 0");
+    if (!std::isfinite(start) || !std::isfinite(limit) || !std::isfinite(delta) ||
+        (limit - start) / delta > kMaxFoldedElements)
+      return Bad(n, "Range of more values than a shape computation has");
     Constant c;
     for (double v = start; delta > 0 ? v < limit : v > limit; v += delta) c.data.push_back(v);
     c.dims = {static_cast<int64_t>(c.data.size())};
@@ -313,6 +368,9 @@ Result<Constant> Fold(const onnx::NodeProto& n, const std::vector<const Constant
     c.data.clear();
     c.is_batch.clear();
     const size_t size = std::max({cond.data.size(), x.data.size(), y.data.size()});
+    for (const Constant* operand : {&cond, &x, &y})
+      if (operand->data.size() != 1 && operand->data.size() != size)
+        return Bad(n, "operands of different sizes");
     for (size_t i = 0; i < size; ++i) {
       const bool take_x = cond.data[cond.data.size() == 1 ? 0 : i] != 0;
       const Constant& s = take_x ? x : y;

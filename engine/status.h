@@ -51,7 +51,29 @@ class [[nodiscard]] Status {
   }
 
  private:
-  Status(StatusCode code, std::string message) : code_(code), message_(std::move(message)) {}
+  // A message is one line whatever text it quotes: control characters are escaped ("\n").
+  Status(StatusCode code, std::string message) : code_(code), message_(OneLine(std::move(message))) {}
+  static std::string OneLine(std::string m) {
+    static constexpr char kHex[] = "0123456789abcdef";
+    std::string out;
+    for (char c : m) {
+      const auto u = static_cast<unsigned char>(c);
+      if (u >= 0x20 && u != 0x7f) {
+        out += c;
+      } else if (c == '\n') {
+        out += "\\n";
+      } else if (c == '\r') {
+        out += "\\r";
+      } else if (c == '\t') {
+        out += "\\t";
+      } else {
+        out += "\\x";
+        out += kHex[u >> 4];
+        out += kHex[u & 15];
+      }
+    }
+    return out;
+  }
   StatusCode code_ = StatusCode::kOk;
   std::string message_;
 };

@@ -3,10 +3,10 @@
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
-#include <nlohmann/json.hpp>
 
 #include "catalog/sqlite.h"
 #include "engine/file_util.h"
+#include "engine/json_util.h"
 
 namespace epochcost {
 // Generated from data/profiles/*.json (scripts/embed_files.cmake).
@@ -19,7 +19,8 @@ namespace {
 using catalog::Database;
 using catalog::Statement;
 using catalog::Transaction;
-using Json = nlohmann::ordered_json;
+// Written with keys in the order they are set; read as plain JSON (engine/json_util.h).
+using OutJson = nlohmann::ordered_json;
 
 constexpr const char* kSchema = R"sql(
 CREATE TABLE IF NOT EXISTS meta(key TEXT PRIMARY KEY, value TEXT NOT NULL);
@@ -265,7 +266,7 @@ Result<StoredCalibration> ProfileStore::FindCalibration(const std::string& frame
 }
 
 Result<std::string> ProfileStore::ExportJson(const Fingerprint& d) const {
-  Json doc;
+  OutJson doc;
   doc["format"] = "epochcost-profile";
   doc["version"] = kFormatVersion;
   doc["device"] = {{"kind", d.kind},
@@ -276,7 +277,7 @@ Result<std::string> ProfileStore::ExportJson(const Fingerprint& d) const {
                    {"library", d.library}};
   Result<std::vector<Microbenchmark>> bs = Microbenchmarks(d);
   if (!bs.ok()) return bs.status();
-  doc["microbenchmarks"] = Json::array();
+  doc["microbenchmarks"] = OutJson::array();
   for (const Microbenchmark& b : *bs)
     doc["microbenchmarks"].push_back({{"name", b.name},
                                       {"threads", b.threads},
@@ -284,7 +285,7 @@ Result<std::string> ProfileStore::ExportJson(const Fingerprint& d) const {
                                       {"measured_at", b.measured_at}});
   Result<std::vector<StoredMeasurement>> ms = Measurements(d);
   if (!ms.ok()) return ms.status();
-  doc["measurements"] = Json::array();
+  doc["measurements"] = OutJson::array();
   for (const StoredMeasurement& m : *ms)
     doc["measurements"].push_back({{"signature", m.signature},
                                    {"threads", m.threads},
@@ -297,17 +298,13 @@ Result<std::string> ProfileStore::ExportJson(const Fingerprint& d) const {
 }
 
 Result<int> ProfileStore::ImportJson(std::string_view text, const std::string& origin) {
-  Json doc;
-  try {
-    doc = Json::parse(text);
-  } catch (const Json::parse_error& e) {
-    return Status::ParseError(origin + ": malformed JSON at " +
-                              LineColumn(text, e.byte == 0 ? 0 : e.byte - 1));
-  }
+  Result<Json> doc = ParseJson(text, origin);
+  if (!doc.ok()) return doc.status();
   Fingerprint device;
   std::vector<StoredMeasurement> ms;
   std::vector<Microbenchmark> bs;
-  EPOCHCOST_RETURN_IF_ERROR(ParseProfile(doc, &device, &ms, &bs).WithContext(origin));
+  EPOCHCOST_RETURN_IF_ERROR(
+      GuardJson("", [&] { return ParseProfile(*doc, &device, &ms, &bs); }).WithContext(origin));
   Result<std::unique_ptr<Transaction>> tx = Transaction::Begin(*db_);
   if (!tx.ok()) return tx.status();
   for (const StoredMeasurement& m : ms) EPOCHCOST_RETURN_IF_ERROR(Put(device, m));
