@@ -1,6 +1,7 @@
 // The `epochcost` command: parses the command line (CLI11), runs the chosen subcommand, maps
 // errors to exit codes. Subcommands live in *_command.cpp; this file only wires them.
 #include <array>
+#include <cmath>
 #include <iostream>
 
 #include "cli/commands.h"
@@ -20,6 +21,22 @@ constexpr std::array<RegisterFn, 9> kCommands = {
     RegisterPredictCommand,   RegisterRecommendCommand, RegisterServeCommand,
     RegisterScheduleCommand,  RegisterValidateCommand,  RegisterCalibrateCommand};
 
+// CLI11 reads "nan" and "inf" into a double option, and no range check written as `v <= 0`
+// refuses NaN: every number option of every subcommand must be finite.
+void RequireFiniteNumbers(CLI::App& app) {
+  static const CLI::Validator kFinite(
+      [](std::string& text) -> std::string {
+        double v = 0;
+        if (CLI::detail::lexical_cast(text, v) && !std::isfinite(v))
+          return "'" + text + "' is not a finite number";
+        return "";
+      },
+      "", "finite");
+  for (CLI::Option* o : app.get_options())
+    if (o->get_type_name() == "FLOAT") o->check(kFinite);
+  for (CLI::App* sub : app.get_subcommands({})) RequireFiniteNumbers(*sub);
+}
+
 int Main(int argc, char** argv) {
   CLI::App app{
       "epochcost: which machine to rent to train a model, and what each epoch costs and takes"};
@@ -29,6 +46,7 @@ int Main(int argc, char** argv) {
       "Example:\n  epochcost models show resnet50 --batch 32");
   CommandFn run;
   for (RegisterFn reg : kCommands) reg(app, &run);
+  RequireFiniteNumbers(app);
   try {
     app.parse(argc, argv);
   } catch (const CLI::CallForHelp& e) {

@@ -1,6 +1,8 @@
 // `epochcost recommend MODEL`: every catalog offer ranked by predicted cost per epoch.
+#include <cmath>
 #include <fstream>
 #include <iostream>
+#include <limits>
 #include <sstream>
 
 #include "cli/commands.h"
@@ -18,17 +20,24 @@ struct RecommendOptions {
   MarketInputs market;
   LoweringFlags lowering;
   int64_t samples = -1, val_samples = -1;
-  double epochs = 1, max_hours = -1, max_usd = -1, checkpoint_minutes = -1, overhead_us = -1;
+  // NaN: not given (CLI11 refuses NaN on the command line).
+  static constexpr double kUnset = std::numeric_limits<double>::quiet_NaN();
+  double epochs = 1, max_hours = kUnset, max_usd = kUnset, checkpoint_minutes = kUnset,
+         overhead_us = kUnset;
   int top = 20;
   bool json = false, csv = false;
 };
 
 int Recommend(const RecommendOptions& o) {
-  if (o.epochs <= 0) return ReportError(Status::InvalidArgument("--epochs must be positive"));
+  if (!(o.epochs > 0 && std::isfinite(o.epochs)))
+    return ReportError(Status::InvalidArgument("--epochs must be positive"));
   if (o.top < 0) return ReportError(Status::InvalidArgument("--top must not be negative"));
-  if (o.max_hours == 0 || o.max_usd == 0 || o.checkpoint_minutes == 0)
-    return ReportError(Status::InvalidArgument(
-        "--max-hours, --max-usd and --checkpoint-minutes must be positive"));
+  for (double v : {o.max_hours, o.max_usd, o.checkpoint_minutes})
+    if (!std::isnan(v) && !(v > 0))
+      return ReportError(Status::InvalidArgument(
+          "--max-hours, --max-usd and --checkpoint-minutes must be positive"));
+  if (o.overhead_us < 0)
+    return ReportError(Status::InvalidArgument("--overhead-us must not be negative"));
   Result<Model> model = LoadModel(o.model);
   if (!model.ok()) return ReportError(model.status());
   int64_t batch = 0;  // the model's own
@@ -65,11 +74,11 @@ int Recommend(const RecommendOptions& o) {
       return ReportError(Status::InvalidArgument("--gpus '" + g + "': expected counts like 1,2,4,8"));
     req.gpu_counts.push_back(static_cast<int>(n));
   }
-  if (o.max_hours > 0) req.max_hours = o.max_hours;
-  if (o.max_usd > 0) req.max_usd = o.max_usd;
-  if (o.checkpoint_minutes > 0)
+  if (!std::isnan(o.max_hours)) req.max_hours = o.max_hours;
+  if (!std::isnan(o.max_usd)) req.max_usd = o.max_usd;
+  if (!std::isnan(o.checkpoint_minutes))
     req.checkpoint_interval = Seconds::FromSeconds(o.checkpoint_minutes * 60);
-  if (o.overhead_us >= 0) req.per_op_overhead = Seconds::FromMicroseconds(o.overhead_us);
+  if (!std::isnan(o.overhead_us)) req.per_op_overhead = Seconds::FromMicroseconds(o.overhead_us);
   req.as_of = o.market.selection.as_of;
   Result<Market> market = OpenMarket(o.market);
   if (!market.ok()) return ReportError(market.status());

@@ -24,8 +24,9 @@ void MarkSaved(const Model& model, const std::vector<LayerCounts>& counts, int i
 }  // namespace
 
 Result<ModelReport> Analyze(const Model& model, const AnalysisOptions& options) {
-  if (options.batch <= 0)
-    return Status::InvalidArgument("batch must be positive, got " + std::to_string(options.batch));
+  if (options.batch <= 0 || options.batch > kMaxBatch)
+    return Status::InvalidArgument("batch must be from 1 to " + std::to_string(kMaxBatch) +
+                                   ", got " + std::to_string(options.batch));
   if (!IsFloat(options.precision))
     return Status::InvalidArgument("precision must be fp32, bf16 or fp16");
 

@@ -662,8 +662,9 @@ Result<Optimizer> ParseOptimizer(std::string_view name) {
 }
 
 Result<StepOps> Lower(const Model& model, const LoweringOptions& options) {
-  if (options.batch <= 0)
-    return Status::InvalidArgument("batch must be positive, got " + std::to_string(options.batch));
+  if (options.batch <= 0 || options.batch > kMaxBatch)
+    return Status::InvalidArgument("batch must be from 1 to " + std::to_string(kMaxBatch) +
+                                   ", got " + std::to_string(options.batch));
   Lowerer lowerer(model, options);
   return lowerer.Run();
 }

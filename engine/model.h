@@ -14,6 +14,10 @@
 
 namespace epochcost {
 
+// The largest batch a step is analysed or lowered for: far beyond any that fits in memory, and
+// small enough that batch x per-sample counts stay exact.
+inline constexpr int64_t kMaxBatch = int64_t{1} << 24;
+
 // How the model's authors trained it, where known; later stages use these as defaults.
 struct TrainingDefaults {
   std::string optimizer;  // e.g. "rmsprop", "adam"

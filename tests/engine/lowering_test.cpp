@@ -142,7 +142,10 @@ TEST(LoweringTest, ForwardOnlyHasNoBackwardOrUpdates) {
 
 TEST(LoweringTest, BadOptions) {
   Result<Model> m = LoadZooModel("mnist_mlp");
-  EXPECT_EQ(Lower(*m, {.batch = 0}).status().message(), "batch must be positive, got 0");
+  EXPECT_EQ(Lower(*m, {.batch = 0}).status().message(), "batch must be from 1 to 16777216, got 0");
+  // An absurd batch is refused, not overflowed (found by giving --batch 100000000000).
+  EXPECT_EQ(Lower(*m, {.batch = kMaxBatch + 1}).status().message(),
+            "batch must be from 1 to 16777216, got 16777217");
   EXPECT_EQ(ParseRnnLowering("looped").status().message(),
             "unknown RNN lowering 'looped' (expected unrolled or fused)");
   EXPECT_EQ(ParseOptimizer("lamb").status().message(),
