@@ -37,6 +37,16 @@ Result<TrainingMemory> MemoryForTraining(const Model& model, const LoweringOptio
   return m;
 }
 
+Result<Bytes> MemoryForInference(const Model& model, const LoweringOptions& options) {
+  Result<ModelReport> r = Analyze(model, {.batch = options.batch, .precision = options.precision});
+  if (!r.ok()) return r.status();
+  const DType storage =
+      options.precision == DType::kTFloat32 ? DType::kFloat32 : options.precision;
+  Bytes live;
+  for (const LayerReport& l : r->layers) live = std::max(live, l.input_bytes + l.output_bytes);
+  return BytesOf(static_cast<double>(r->total.params()), storage) + live;
+}
+
 Result<int64_t> LargestBatch(const Model& model, LoweringOptions options, Bytes capacity) {
   options.batch = 1;
   Result<TrainingMemory> one = MemoryForTraining(model, options);

@@ -26,6 +26,11 @@ int OptimizerStateArrays(Optimizer o);
 
 Result<TrainingMemory> MemoryForTraining(const Model& model, const LoweringOptions& options);
 
+// Serving memory per replica: the weights + the largest layer's input and output activations at
+// `options.batch` (a forward pass frees each activation once its consumers ran, so the largest
+// layer bounds what is live beside the weights).
+Result<Bytes> MemoryForInference(const Model& model, const LoweringOptions& options);
+
 // The largest batch per device whose memory is at most `capacity` (0 when not even one sample
 // fits).
 Result<int64_t> LargestBatch(const Model& model, LoweringOptions options, Bytes capacity);

@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 
+#include "engine/memory.h"
 #include "pricing/recommender.h"
 #include "pricing/schedule.h"
 
@@ -38,9 +39,26 @@ ReplicaTimes TimeReplica(const ServeRequest& r, const Machine& node, const Refer
     replica.vcpus = node.vcpus / wanted;
     replica.host_memory = node.host_memory * (1.0 / wanted);
   }
+  // What one replica may hold: its share of a GPU (replicas beyond one per GPU share it), or of
+  // the node's memory; unknown memory (0) is not checked.
+  const Bytes room = node.gpus > 0 && node.gpu
+                         ? node.gpu->memory * (1.0 / std::ceil(out.contention))
+                         : replica.host_memory;
   for (int64_t b = 1; b <= r.max_batch; b *= 2) {
     LoweringOptions lowering = node.gpus > 0 ? r.gpu_lowering : r.cpu_lowering;
     lowering.batch = b;
+    Result<Bytes> memory = MemoryForInference(*r.model, lowering);
+    if (!memory.ok()) {
+      out.status = memory.status();
+      return out;
+    }
+    if (room.value() > 0 && *memory > room) {
+      if (b == 1)
+        out.status = Status::InvalidArgument(
+            "needs " + std::to_string(memory->value() / 1e9).substr(0, 5) +
+            " GB per replica, has " + std::to_string(room.value() / 1e9).substr(0, 5) + " GB");
+      break;  // larger batches need more
+    }
     MachineSettings settings{.samples = b, .val_samples = b, .per_op_overhead = r.per_op_overhead,
                              .cache = cache};
     settings.Apply(r.corrections.For(node.gpus > 0));

@@ -129,5 +129,13 @@ TEST(MemoryTest, OptimizerStateAndLargestBatch) {
   EXPECT_NEAR(static_cast<double>(*largest), 128, 1);
 }
 
+TEST(MemoryTest, InferenceHoldsWeightsAndTheLargestLayer) {
+  Result<Model> model = LoadZooModel("mnist_mlp");
+  // At batch 32 the largest layer is dense_1: its input (32 x 784) and output (32 x 512), fp32.
+  Result<Bytes> m = MemoryForInference(*model, {.batch = 32});
+  ASSERT_TRUE(m.ok());
+  EXPECT_DOUBLE_EQ(m->value(), 669706.0 * 4 + (32 * 784 + 32 * 512) * 4.0);
+}
+
 }  // namespace
 }  // namespace epochcost
