@@ -19,4 +19,16 @@ const std::vector<GpuHostLimit>& GcpGpuHostLimits() {
   return limits;
 }
 
+const std::vector<GpuBundle>& GcpGpuBundles() {
+  static const std::vector<GpuBundle> bundles = [] {
+    std::vector<GpuBundle> out;
+    Result<CsvTable> t = CsvTable::Parse(SeedFile("gcp-gpu-bundled"), "gcp-gpu-bundled.csv");
+    if (!t.ok()) return out;
+    for (const CsvRecord& r : t->records())
+      out.push_back({r.fields[0], std::atof(r.fields[1].c_str()), r.fields[2]});
+    return out;
+  }();
+  return bundles;
+}
+
 }  // namespace epochcost::catalog

@@ -298,21 +298,40 @@ Result<std::vector<Offer>> CatalogStore::Offers(const OfferFilter& f) const {
     rows.push_back(std::move(o));
   }
 
-  // GCE GPUs are sold attached to an N1 host in the same zone, within a vCPU limit per count.
-  std::map<std::tuple<std::string, std::string, PriceKind>, std::vector<const Offer*>> hosts;
-  for (const Offer& o : rows)
-    if (o.instance.provider == "gcp" && o.instance.name.rfind("n1-", 0) == 0)
-      hosts[{o.region, o.zone, o.kind}].push_back(&o);
+  // GCE GPUs are sold attached to a host in the same zone (gcp_gpus.h): an N1 host within a
+  // vCPU limit per count, or the machine type they come in, which is not offered without them.
+  using Place = std::tuple<std::string, std::string, PriceKind>;
+  std::map<Place, std::vector<const Offer*>> n1_hosts;
+  std::map<std::string, std::pair<std::string, double>> bundled;  // machine type -> GPU, count
+  for (const GpuBundle& b : GcpGpuBundles()) bundled[b.instance] = {b.gpu, b.count};
+  std::map<std::tuple<Place, std::string, double>, std::vector<const Offer*>> bundle_hosts;
+  for (const Offer& o : rows) {
+    if (o.instance.provider != "gcp") continue;
+    const Place place{o.region, o.zone, o.kind};
+    if (o.instance.name.rfind("n1-", 0) == 0) n1_hosts[place].push_back(&o);
+    auto b = bundled.find(o.instance.name);
+    if (b != bundled.end() && o.instance.gpu.empty())
+      bundle_hosts[{place, b->second.first, b->second.second}].push_back(&o);
+  }
   std::vector<Offer> offers;
   for (const Offer& o : rows) {
+    const bool bundle_host = o.instance.provider == "gcp" && o.instance.gpu.empty() &&
+                             bundled.contains(o.instance.name);
+    if (bundle_host) continue;  // offered below, with its GPUs
     if (!o.instance.attachable) {
       offers.push_back(o);
+      continue;
+    }
+    const Place place{o.region, o.zone, o.kind};
+    auto in_bundle = bundle_hosts.find({place, o.instance.gpu, o.instance.gpu_count});
+    if (in_bundle != bundle_hosts.end()) {
+      for (const Offer* h : in_bundle->second) offers.push_back(Compose(*h, o));
       continue;
     }
     double max_vcpus = 0;
     for (const GpuHostLimit& l : GcpGpuHostLimits())
       if (l.gpu == o.instance.gpu && l.count == o.instance.gpu_count) max_vcpus = l.max_vcpus;
-    for (const Offer* h : hosts[{o.region, o.zone, o.kind}])
+    for (const Offer* h : n1_hosts[place])
       if (h->instance.vcpus <= max_vcpus) offers.push_back(Compose(*h, o));
   }
   std::erase_if(offers, [&](const Offer& o) {

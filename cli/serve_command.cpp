@@ -104,6 +104,12 @@ std::string Svg(const pricing::ServingPlan& plan, const std::string& title) {
   return s.str();
 }
 
+// "machine: why", once: some reasons name the machine already.
+std::string FirstDropped(const pricing::ServingPlan& plan) {
+  const auto& [machine, why] = *plan.dropped.begin();
+  return why.rfind(machine, 0) == 0 ? why : machine + ": " + why;
+}
+
 int Serve(const ServeOptions& o) {
   if (o.qps <= 0 || o.qps > 1e9)
     return ReportError(Status::InvalidArgument("--qps must be positive (at most 1e9)"));
@@ -157,7 +163,9 @@ int Serve(const ServeOptions& o) {
               << market->calibrated
               << Table(*plan, top) << plan->ranked.size()
               << " offers can serve it, ranked by monthly cost (730 h); " << plan->dropped.size()
-              << " machines cannot.\n";
+              << " machines cannot"
+              << (plan->dropped.empty() ? std::string() : " (first: " + FirstDropped(*plan) + ")")
+              << ".\n";
   }
   return kExitOk;
 }

@@ -111,6 +111,31 @@ TEST_F(CatalogTest, GcpGpusComposeWithHostsWithinVcpuLimits) {
   }
 }
 
+TEST_F(CatalogTest, GcpMachineTypesWithTheirGpusAreOfferedOnlyWithThem) {
+  // The SkyPilot extract prices a2-highgpu-1g at $0.73948/h without its A100 ($2.93391/h, a row
+  // of its own); it was offered as a 12-vCPU CPU machine at the host price alone.
+  Result<std::vector<Offer>> a100 = store_->Offers(
+      {.cloud = "gcp", .instance = "a2-highgpu-1g+A100", .kind = PriceKind::kOnDemand});
+  ASSERT_TRUE(a100.ok());
+  ASSERT_FALSE(a100->empty());
+  for (const Offer& o : *a100) {
+    EXPECT_NEAR(o.price.dollars_per_hour(), 0.73948 + 2.93391, 1e-9) << o.zone;
+    EXPECT_EQ(o.instance.gpu, "A100");
+    EXPECT_EQ(o.instance.gpu_count, 1);
+  }
+  EXPECT_TRUE(store_->Offers({.cloud = "gcp", .instance = "a2-highgpu-1g"})->empty());
+  Result<std::vector<Offer>> cpu_only = store_->Offers({.cloud = "gcp", .gpu = "none"});
+  ASSERT_TRUE(cpu_only.ok());
+  for (const Offer& o : *cpu_only)
+    for (const GpuBundle& b : GcpGpuBundles()) EXPECT_NE(o.instance.name, b.instance);
+  // L4 comes only in G2: never composed with an N1 host.
+  Result<std::vector<Offer>> l4 = store_->Offers({.cloud = "gcp", .gpu = "L4"});
+  ASSERT_TRUE(l4.ok());
+  EXPECT_FALSE(l4->empty());
+  for (const Offer& o : *l4)
+    EXPECT_EQ(o.instance.name.rfind("g2-standard-", 0), 0u) << o.instance.name;
+}
+
 TEST_F(CatalogTest, SkyPilotAwsRegionalOnDemandZonalSpot) {
   ImportBatch b = Read(ImportSkyPilot, "skypilot-aws-sample.csv");
   ASSERT_EQ(b.instances.size(), 3u);  // p3.2xlarge, c5.large, g5.4xlarge
