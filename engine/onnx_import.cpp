@@ -32,6 +32,24 @@ void ReadPadding(const onnx::NodeProto& n, int spatial, LayerSpec* l) {
   }
 }
 
+// The converters read a node's inputs and outputs by position, and protobuf does not check the
+// position: a node's counts are checked against its op's schema first (as ONNX's checker does),
+// at the model's opset, else the newest.
+Status CheckArity(const onnx::NodeProto& n, int opset) {
+  const std::string node = "node '" + n.name() + "' (" + n.op_type() + ")";
+  if (n.output_size() < 1) return Status::InvalidArgument(node + " has no output");
+  const onnx::OpSchema* schema = onnx::OpSchemaRegistry::Schema(n.op_type(), opset, n.domain());
+  if (!schema) schema = onnx::OpSchemaRegistry::Schema(n.op_type(), n.domain());
+  if (!schema) return Status::Ok();  // reported as unsupported
+  if (n.input_size() < schema->min_input() || n.input_size() > schema->max_input() ||
+      n.output_size() > schema->max_output())
+    return Status::InvalidArgument(node + " has " + std::to_string(n.input_size()) +
+                                   " inputs and " + std::to_string(n.output_size()) +
+                                   " outputs; the op takes " + std::to_string(schema->min_input()) +
+                                   " to " + std::to_string(schema->max_input()) + " inputs");
+  return Status::Ok();
+}
+
 }  // namespace
 
 const std::map<std::string, Converter::Handler>& Converter::Handlers() {
@@ -464,9 +482,13 @@ Result<Model> Converter::Run(const std::string& origin) {
   for (const auto& node : g.node())
     for (const auto& in : node.input()) readers_.insert(in);
 
+  int opset = 0;
+  for (const auto& o : model_.opset_import())
+    if (o.domain().empty() || o.domain() == "ai.onnx") opset = static_cast<int>(o.version());
   std::vector<std::string> unsupported;
   std::set<std::string> poisoned;  // values downstream of an unsupported node
   for (const auto& node : g.node()) {
+    EPOCHCOST_RETURN_IF_ERROR(CheckArity(node, opset).WithContext(origin));
     bool skip = false;
     for (const auto& in : node.input()) skip = skip || poisoned.contains(in);
     if (skip) {

@@ -1,4 +1,5 @@
 // ONNX files exported by PyTorch (tools/onnx/export_fixtures.py) and small graphs built here.
+#include "engine/file_util.h"
 #include "engine/onnx_import.h"
 
 #include <gtest/gtest.h>
@@ -151,6 +152,18 @@ TEST(OnnxImportTest, ListsEveryUnsupportedOpWithItsNode) {
   EXPECT_NE(m.status().message().find("'first_unknown' (FooOp), 'second_unknown' (BarOp)"),
             std::string::npos)
       << m.status().message();
+}
+
+TEST(OnnxImportTest, NodeWithTooFewInputsIsAnError) {
+  // Found by onnx_fuzzer (kept in fuzz/regressions): a Gather with one input passed ONNX shape
+  // inference and was then read past its inputs (a heap overflow under ASan).
+  const std::string file =
+      std::string(EPOCHCOST_FIXTURES) + "/../../fuzz/regressions/onnx_fuzzer/crash-dc630b94ae1c";
+  Result<std::string> bytes = ReadFile(file);
+  ASSERT_TRUE(bytes.ok());
+  EXPECT_EQ(ImportOnnxBytes(*bytes, "gather.onnx").status().message(),
+            "gather.onnx: node '/emb/Gather' (Gather) has 1 inputs and 1 outputs; the op takes 2 "
+            "to 2 inputs");
 }
 
 TEST(OnnxImportTest, BadFiles) {
