@@ -1,5 +1,6 @@
 #include "engine/lowering.h"
 
+#include <algorithm>
 #include <array>
 #include <map>
 
@@ -7,6 +8,12 @@
 
 namespace epochcost {
 namespace {
+
+// The softmax axis is the last; a per-sample scalar (found by fuzzing: an Activation layer on a
+// rank-0 output) is one row of width 1.
+int64_t SoftmaxWidth(const Shape& out) {
+  return out.dims.empty() ? 1 : std::max<int64_t>(out.dims.back(), 1);
+}
 
 constexpr std::array<std::pair<Optimizer, std::string_view>, 5> kOptimizers = {{
     {Optimizer::kSgd, "sgd"},
@@ -326,7 +333,7 @@ void Lowerer::Layer(int i) {
       return;
     case LayerKind::kActivation:
       if (l.activation == Activation::kSoftmax)
-        Emit(OpKind::kSoftmaxFwd, {{"rows", n_out / out.dims.back()}, {"c", out.dims.back()}},
+        Emit(OpKind::kSoftmaxFwd, {{"rows", n_out / SoftmaxWidth(out)}, {"c", SoftmaxWidth(out)}},
              name);
       Eltwise(l.activation, n_out, name, false);
       return;
@@ -478,7 +485,7 @@ void Lowerer::Backward(int i) {
       return;
     case LayerKind::kActivation:
       if (l.activation == Activation::kSoftmax)
-        Emit(OpKind::kSoftmaxBwd, {{"rows", n_out / out.dims.back()}, {"c", out.dims.back()}},
+        Emit(OpKind::kSoftmaxBwd, {{"rows", n_out / SoftmaxWidth(out)}, {"c", SoftmaxWidth(out)}},
              name);
       Eltwise(l.activation, n_out, name, true);
       return;
