@@ -6,6 +6,7 @@
 #ifndef EPOCHCOST_CATALOG_GCP_GPUS_H_
 #define EPOCHCOST_CATALOG_GCP_GPUS_H_
 
+#include <map>
 #include <string>
 #include <vector>
 
@@ -25,7 +26,8 @@ struct GpuBundle {
   std::string instance;  // the machine type that comes with them
 };
 
-const std::vector<GpuBundle>& GcpGpuBundles();
+// By machine type.
+const std::map<std::string, GpuBundle>& GcpGpuBundles();
 
 }  // namespace epochcost::catalog
 

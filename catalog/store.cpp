@@ -302,8 +302,7 @@ Result<std::vector<Offer>> CatalogStore::Offers(const OfferFilter& f) const {
   // vCPU limit per count, or the machine type they come in, which is not offered without them.
   using Place = std::tuple<std::string, std::string, PriceKind>;
   std::map<Place, std::vector<const Offer*>> n1_hosts;
-  std::map<std::string, std::pair<std::string, double>> bundled;  // machine type -> GPU, count
-  for (const GpuBundle& b : GcpGpuBundles()) bundled[b.instance] = {b.gpu, b.count};
+  const std::map<std::string, GpuBundle>& bundled = GcpGpuBundles();
   std::map<std::tuple<Place, std::string, double>, std::vector<const Offer*>> bundle_hosts;
   for (const Offer& o : rows) {
     if (o.instance.provider != "gcp") continue;
@@ -311,7 +310,7 @@ Result<std::vector<Offer>> CatalogStore::Offers(const OfferFilter& f) const {
     if (o.instance.name.rfind("n1-", 0) == 0) n1_hosts[place].push_back(&o);
     auto b = bundled.find(o.instance.name);
     if (b != bundled.end() && o.instance.gpu.empty())
-      bundle_hosts[{place, b->second.first, b->second.second}].push_back(&o);
+      bundle_hosts[{place, b->second.gpu, b->second.count}].push_back(&o);
   }
   std::vector<Offer> offers;
   for (const Offer& o : rows) {

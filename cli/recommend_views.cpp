@@ -97,20 +97,13 @@ std::string RecommendCsv(const pricing::Recommendation& r, int top) {
 // Log-log scatter: x = seconds per epoch, y = dollars per epoch. Every offer is a dot; the Pareto
 // front is joined by a line; the `labels` cheapest offers and every Pareto offer are named.
 std::string RecommendSvg(const pricing::Recommendation& r, const std::string& title, int labels) {
-  if (r.ranked.empty()) {
-    const LogLogPlot frame(1, 10, 1, 10);
-    return frame.Begin(title + ": no offers", "seconds per epoch (log)",
-                       "dollars per epoch (log)", "$") +
-           frame.End("");
-  }
-  double x0 = 1e300, x1 = 0, y0 = 1e300, y1 = 0;
-  for (const auto& o : r.ranked) {
-    x0 = std::min(x0, o.epoch.seconds());
-    x1 = std::max(x1, o.epoch.seconds());
-    y0 = std::min(y0, o.usd_per_epoch.value());
-    y1 = std::max(y1, o.usd_per_epoch.value());
-  }
-  const LogLogPlot plot(x0, x1, y0, y1);
+  std::vector<std::pair<double, double>> points;
+  for (const auto& o : r.ranked) points.push_back({o.epoch.seconds(), o.usd_per_epoch.value()});
+  const LogLogPlot plot = LogLogPlot::Covering(points);
+  if (r.ranked.empty())
+    return plot.Begin(title + ": no offers", "seconds per epoch (log)", "dollars per epoch (log)",
+                      "$") +
+           plot.End("");
   std::ostringstream s;
   s << plot.Begin(title, "seconds per epoch (log)", "dollars per epoch (log)", "$");
   std::vector<const pricing::RankedOffer*> front;

@@ -83,15 +83,9 @@ std::string Csv(const pricing::ServingPlan& plan, size_t top) {
 
 // Monthly cost against p95 latency, one dot per offer.
 std::string Svg(const pricing::ServingPlan& plan, const std::string& title) {
-  double x0 = 1e300, x1 = 0, y0 = 1e300, y1 = 0;
-  for (const auto& s : plan.ranked) {
-    x0 = std::min(x0, s.p95.milliseconds());
-    x1 = std::max(x1, s.p95.milliseconds());
-    y0 = std::min(y0, s.monthly.dollars());
-    y1 = std::max(y1, s.monthly.dollars());
-  }
-  if (plan.ranked.empty()) x0 = y0 = 1, x1 = y1 = 10;
-  const LogLogPlot plot(x0, x1, y0, y1);
+  std::vector<std::pair<double, double>> points;
+  for (const auto& o : plan.ranked) points.push_back({o.p95.milliseconds(), o.monthly.dollars()});
+  const LogLogPlot plot = LogLogPlot::Covering(points);
   std::ostringstream s;
   s << plot.Begin(title, "p95 latency, ms (log)", "dollars per month (log)", "$");
   for (const auto& o : plan.ranked)

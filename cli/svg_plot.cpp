@@ -33,6 +33,18 @@ LogLogPlot::LogLogPlot(double x0, double x1, double y0, double y1)
       ly0_(std::floor(std::log10(y0))),
       ly1_(std::ceil(std::log10(y1) + 1e-9)) {}
 
+LogLogPlot LogLogPlot::Covering(const std::vector<std::pair<double, double>>& points) {
+  if (points.empty()) return LogLogPlot(1, 10, 1, 10);
+  double x0 = 1e300, x1 = 0, y0 = 1e300, y1 = 0;
+  for (const auto& [x, y] : points) {
+    x0 = std::min(x0, x);
+    x1 = std::max(x1, x);
+    y0 = std::min(y0, y);
+    y1 = std::max(y1, y);
+  }
+  return LogLogPlot(x0, x1, y0, y1);
+}
+
 double LogLogPlot::X(double v) const {
   return kLeft + (std::log10(v) - lx0_) / std::max(lx1_ - lx0_, 1.0) * (kWidth - kLeft - kRight);
 }

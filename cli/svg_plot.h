@@ -4,6 +4,8 @@
 #define EPOCHCOST_CLI_SVG_PLOT_H_
 
 #include <string>
+#include <utility>
+#include <vector>
 
 namespace epochcost::cli {
 
@@ -14,6 +16,8 @@ class LogLogPlot {
  public:
   // The axes span whole decades around [x0, x1] and [y0, y1] (all positive).
   LogLogPlot(double x0, double x1, double y0, double y1);
+  // The plot spanning every (x, y) point; 1 to 10 on both axes when there are none.
+  static LogLogPlot Covering(const std::vector<std::pair<double, double>>& points);
   double X(double v) const;
   double Y(double v) const;
   double left() const { return kLeft; }

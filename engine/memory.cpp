@@ -21,11 +21,20 @@ int OptimizerStateArrays(Optimizer o) {
   return 0;
 }
 
+namespace {
+
+// Weights are stored in the step's precision, as the model is converted whole; tf32 is fp32 in
+// memory.
+DType Storage(DType precision) {
+  return precision == DType::kTFloat32 ? DType::kFloat32 : precision;
+}
+
+}  // namespace
+
 Result<TrainingMemory> MemoryForTraining(const Model& model, const LoweringOptions& options) {
   Result<ModelReport> r = Analyze(model, {.batch = options.batch, .precision = options.precision});
   if (!r.ok()) return r.status();
-  const DType storage =
-      options.precision == DType::kTFloat32 ? DType::kFloat32 : options.precision;
+  const DType storage = Storage(options.precision);
   TrainingMemory m;
   m.weights = BytesOf(static_cast<double>(r->total.params()), storage);
   m.gradients = BytesOf(static_cast<double>(r->total.trainable_params), storage);
@@ -40,11 +49,9 @@ Result<TrainingMemory> MemoryForTraining(const Model& model, const LoweringOptio
 Result<Bytes> MemoryForInference(const Model& model, const LoweringOptions& options) {
   Result<ModelReport> r = Analyze(model, {.batch = options.batch, .precision = options.precision});
   if (!r.ok()) return r.status();
-  const DType storage =
-      options.precision == DType::kTFloat32 ? DType::kFloat32 : options.precision;
   Bytes live;
   for (const LayerReport& l : r->layers) live = std::max(live, l.input_bytes + l.output_bytes);
-  return BytesOf(static_cast<double>(r->total.params()), storage) + live;
+  return BytesOf(static_cast<double>(r->total.params()), Storage(options.precision)) + live;
 }
 
 Result<int64_t> LargestBatch(const Model& model, LoweringOptions options, Bytes capacity) {

@@ -8,6 +8,9 @@
 #include <cstdlib>
 #include <string_view>
 
+#include "engine/analysis.h"
+#include "engine/lowering.h"
+#include "engine/model.h"
 #include "engine/status.h"
 
 namespace epochcost::fuzz {
@@ -24,6 +27,15 @@ inline void CheckError(const Status& s, std::string_view origin) {
 template <class T>
 void CheckResult(const Result<T>& r, std::string_view origin) {
   if (!r.ok()) CheckError(r.status(), origin);
+}
+
+// What the model importers' harnesses do with a result: check the error contract, then analyse
+// and lower what imported, as `models show` and `predict` would.
+inline void CheckModel(const Result<Model>& model, std::string_view origin) {
+  CheckResult(model, origin);
+  if (!model.ok()) return;
+  (void)Analyze(*model, {.batch = 2});
+  (void)Lower(*model, {.batch = 2});
 }
 
 }  // namespace epochcost::fuzz

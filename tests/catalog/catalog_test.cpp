@@ -127,7 +127,7 @@ TEST_F(CatalogTest, GcpMachineTypesWithTheirGpusAreOfferedOnlyWithThem) {
   Result<std::vector<Offer>> cpu_only = store_->Offers({.cloud = "gcp", .gpu = "none"});
   ASSERT_TRUE(cpu_only.ok());
   for (const Offer& o : *cpu_only)
-    for (const GpuBundle& b : GcpGpuBundles()) EXPECT_NE(o.instance.name, b.instance);
+    for (const auto& [machine_type, b] : GcpGpuBundles()) EXPECT_NE(o.instance.name, b.instance);
   // L4 comes only in G2: never composed with an N1 host.
   Result<std::vector<Offer>> l4 = store_->Offers({.cloud = "gcp", .gpu = "L4"});
   ASSERT_TRUE(l4.ok());
