@@ -287,7 +287,7 @@ Status Converter::Rnn(const onnx::NodeProto& n) {
                           (n.output_size() > 2 && Consumed(n.output(2)));
   const int y_batch = layout == 0 ? 2 : 0;
   const int h_batch = layout == 0 ? 1 : 0;
-  if (!want_y) {
+  if (!want_y && n.output_size() > 1) {  // with Y alone, Y is emitted, read or not
     l.rnn_output = RnnOutput::kOnnxYh;
     EPOCHCOST_RETURN_IF_ERROR(Emit(std::move(l), n.output(1), h_batch));
     if (n.output_size() > 2) acts_[n.output(2)] = acts_.at(n.output(1));
