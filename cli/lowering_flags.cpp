@@ -13,6 +13,9 @@ void AddLoweringFlags(CLI::App* app, LoweringFlags* f) {
                   "fused (one RNN primitive, the default on a GPU: cuDNN's RNN)");
   app->add_flag("--no-reorders", f->no_reorders,
                 "Leave out the layout reorders frameworks pay around convolutions on a CPU");
+  app->add_flag("--no-aten", f->no_aten,
+                "Time max pooling, dropout and optimizer updates as oneDNN primitives and fused "
+                "one-pass kernels, not as PyTorch's own CPU kernels (the default on a CPU in fp32)");
 }
 
 Result<LoweringOptions> ResolveLowering(const LoweringFlags& f, const Model& model, int64_t batch,
@@ -34,7 +37,8 @@ Result<LoweringOptions> ResolveLowering(const LoweringFlags& f, const Model& mod
                          .training = true,
                          .rnn = *rnn,
                          .framework_reorders = !gpu && !f.no_reorders,
-                         .separate_conv_bias = gpu};
+                         .separate_conv_bias = gpu,
+                         .aten_kernels = !gpu && !f.no_aten && *precision == DType::kFloat32};
 }
 
 Result<EpochSizes> ResolveEpochSizes(const Model& model, int64_t batch, int64_t samples,

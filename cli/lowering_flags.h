@@ -1,5 +1,5 @@
 // The lowering flags `models ops`, `profile` and `predict` share (--precision, --optimizer,
-// --rnn, --no-reorders) and how they become LoweringOptions for a model (its own optimizer when
+// --rnn, --no-reorders, --no-aten) and how they become LoweringOptions for a model (its own optimizer when
 // none is given, else SGD).
 #ifndef EPOCHCOST_CLI_LOWERING_FLAGS_H_
 #define EPOCHCOST_CLI_LOWERING_FLAGS_H_
@@ -16,6 +16,7 @@ struct LoweringFlags {
   std::string optimizer;  // empty: the model's own
   std::string rnn;        // empty: the device's framework default
   bool no_reorders = false;
+  bool no_aten = false;
 };
 
 // What the step is lowered for. Frameworks train differently on each: on a CPU, PyTorch runs

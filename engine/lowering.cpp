@@ -93,7 +93,25 @@ class Lowerer {
   std::map<std::string, size_t> index_;
 };
 
+// The kinds PyTorch runs in its own CPU kernels wherever they occur (LoweringOptions::
+// aten_kernels): dense products go to the system BLAS, dropout and updates to ATen. Max pooling
+// is marked where its window is known (Pool).
+bool AlwaysAten(OpKind kind) {
+  switch (kind) {
+    case OpKind::kInnerProductFwd:
+    case OpKind::kInnerProductBwdData:
+    case OpKind::kInnerProductBwdWeights:
+    case OpKind::kDropoutFwd:
+    case OpKind::kDropoutBwd:
+    case OpKind::kOptimizer:
+      return true;
+    default:
+      return false;
+  }
+}
+
 void Lowerer::Emit(OpKind kind, Dims dims, const std::string& layer, std::string alg, int count) {
+  if (o_.aten_kernels && AlwaysAten(kind)) dims["aten"] = 1;
   OpSignature sig{
       .kind = kind, .dtype = o_.precision, .alg = std::move(alg), .dims = std::move(dims)};
   const std::string key = sig.ToString();
@@ -241,6 +259,7 @@ std::pair<Dims, std::string> Lowerer::Pool(int i) const {
             {"sw", sw},
             {"ph", SamePad(l, mi.h, mo.h, kh, sh, 1, one_d ? -1 : 0)},
             {"pw", SamePad(l, mi.w, mo.w, kw, sw, 1, one_d ? 0 : 2)}});
+  if (max && o_.aten_kernels) d["aten"] = 1;  // max_pool2d_with_indices
   return {d, max ? "max" : "avg"};
 }
 

@@ -42,6 +42,13 @@ struct LoweringOptions {
   // PyTorch on a GPU adds a convolution's bias and reduces its gradient in kernels of their own
   // (seen in torch.profiler: aten::add_ after each cudnn_convolution, aten::sum in its backward).
   bool separate_conv_bias = false;
+  // PyTorch (1.x, fp32) on a CPU runs some training work outside oneDNN: dense layers' products
+  // in the system BLAS (sgemm, as Debian's PyTorch links it), and in its own kernels (ATen) max
+  // pooling with int64 indices, dropout as a Bernoulli mask then two multiplications, and the
+  // optimizer update as one element-wise pass per tensor operation (torch.optim's default
+  // for-loop implementation, with zero_grad and gradient accumulation). Those signatures carry
+  // aten=1 and are timed as PyTorch runs them (profiler/cpu/aten_kernels.h).
+  bool aten_kernels = false;
 };
 
 // One signature and how often a step runs it.

@@ -45,10 +45,11 @@ std::string Summarise(const EpochPrediction& p) {
 Result<const LoweredStep*> LoweringCache::Get(const Model& model,
                                              const LoweringOptions& o) {
   char key[160];
-  std::snprintf(key, sizeof key, "%lld|%d|%d|%d|%d|%d", static_cast<long long>(o.batch),
+  // Every field of LoweringOptions but `training` (both phases are lowered here).
+  std::snprintf(key, sizeof key, "%lld|%d|%d|%d|%d|%d|%d", static_cast<long long>(o.batch),
                 static_cast<int>(o.precision), static_cast<int>(o.optimizer),
                 static_cast<int>(o.rnn), o.framework_reorders ? 1 : 0,
-                o.separate_conv_bias ? 1 : 0);
+                o.separate_conv_bias ? 1 : 0, o.aten_kernels ? 1 : 0);
   if (auto it = steps_.find(key); it != steps_.end()) return &it->second;
   LoweredStep s;
   Result<StepOps> train = Lower(model, o);
@@ -88,6 +89,9 @@ std::array<Usl, 4> FitUslPerClass(const std::vector<MeasuredOp>& one_thread,
     if (n <= 1) continue;
     std::array<Seconds, 4> t1, tn;
     for (const MeasuredOp& m : ops) {
+      // The fit describes the libraries' kernels; PyTorch's own (aten=1) thread as ATen does,
+      // some not at all (its Bernoulli mask), and would pull a whole class's speedup down.
+      if (m.signature.dim("aten") != 0) continue;
       auto it = base.find(m.signature.ToString());
       if (it == base.end()) continue;
       const int c = static_cast<int>(ClassOf(m.signature.kind));

@@ -42,7 +42,12 @@ Result<TrainingMemory> MemoryForTraining(const Model& model, const LoweringOptio
   m.activations = r->total.saved_bytes;
   Result<StepOps> ops = Lower(model, options);
   if (!ops.ok()) return ops.status();
-  for (const StepOp& op : ops->ops) m.workspace = std::max(m.workspace, op.signature.bytes());
+  for (const StepOp& op : ops->ops) {
+    // The operands' footprint: an aten=1 signature's bytes count every pass's traffic.
+    OpSignature operands = op.signature;
+    operands.dims.erase("aten");
+    m.workspace = std::max(m.workspace, operands.bytes());
+  }
   return m;
 }
 

@@ -1,5 +1,6 @@
 // FLOPs and bytes of one op call, from its signature alone: what a roofline needs to place the
 // op on a device it was not measured on. The conventions follow layer_rules.h.
+#include "engine/eager_optimizer.h"
 #include "engine/layer.h"
 #include "engine/layer_rules.h"
 #include "engine/op_signature.h"
@@ -134,6 +135,7 @@ Bytes OpSignature::bytes() const {
                                       : static_cast<double>(dim("n"));
   const double rows_c = double(dim("rows")) * double(dim("c"));
   const double mb = static_cast<double>(dim("mb"));
+  const bool aten = dim("aten") != 0;  // timed as PyTorch's own CPU kernel (lowering.h)
   double b = 0;
   switch (kind) {
     case OpKind::kConvFwd:
@@ -157,6 +159,10 @@ Bytes OpSignature::bytes() const {
     case OpKind::kPoolFwd:
     case OpKind::kPoolBwd:
       b = e * mb * double(dim("c")) * (InMap(*this) + OutMap(*this));
+      // ATen's max pooling also writes (forward) or reads (backward) an int64 index per output,
+      // and its backward zeroes the input gradient before scattering into it.
+      if (aten) b += mb * double(dim("c")) * (8 * OutMap(*this) +
+                                              (kind == OpKind::kPoolBwd ? e * InMap(*this) : 0));
       break;
     case OpKind::kBatchNormFwd:
       b = 2 * e * mb * double(dim("c")) * double(dim("sp"));
@@ -186,8 +192,14 @@ Bytes OpSignature::bytes() const {
       break;
     case OpKind::kDropoutFwd:
     case OpKind::kDropoutBwd:
-      b = 2 * e * n + n;
-      break;  // and a one-byte mask
+      if (!aten) {
+        b = 2 * e * n + n;  // and a one-byte mask
+      } else {
+        // Forward: write the mask, scale it in place, multiply it with x into y; backward: one
+        // multiplication by the mask.
+        b = e * n * (kind == OpKind::kDropoutFwd ? 1 + 2 + 3 : 3);
+      }
+      break;
     case OpKind::kEmbeddingFwd:
       b = 2 * e * double(dim("rows")) * double(dim("dim")) + 4.0 * double(dim("rows"));
       break;
@@ -208,7 +220,11 @@ Bytes OpSignature::bytes() const {
       b = 2 * e * rows_c;
       break;
     case OpKind::kOptimizer:
-      b = OptimizerArrays(alg) * e * n;
+      if (!aten) {
+        b = OptimizerArrays(alg) * e * n;
+      } else {
+        for (const EagerPass& pass : EagerOptimizerPasses(alg)) b += (pass.reads() + 1) * e * n;
+      }
       break;
   }
   return Bytes::FromBytes(b);

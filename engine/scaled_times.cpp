@@ -7,8 +7,10 @@
 namespace epochcost {
 namespace {
 
+// PyTorch's own CPU kernels (aten=1) lend efficiencies only to each other.
 std::string KindKey(const OpSignature& s) {
-  return std::string(OpKindName(s.kind)) + " " + std::string(DTypeName(s.dtype));
+  return std::string(OpKindName(s.kind)) + " " + std::string(DTypeName(s.dtype)) +
+         (s.dim("aten") != 0 ? " aten" : "");
 }
 std::string ClassKey(OpClass c, DType t) {
   return std::string(OpClassName(c)) + " " + std::string(DTypeName(t));

@@ -4,7 +4,7 @@
 set -euo pipefail
 packages=(
   build-essential cmake pkg-config
-  libboost-graph-dev libeigen3-dev libdnnl-dev libcli11-dev nlohmann-json3-dev
+  libboost-graph-dev libeigen3-dev libdnnl-dev libblas-dev libcli11-dev nlohmann-json3-dev
   libsqlite3-dev libonnx-dev libprotobuf-dev protobuf-compiler
   libgtest-dev libgmock-dev libbenchmark-dev
   "$@"

@@ -6,6 +6,7 @@
 #include <map>
 #include <oneapi/dnnl/dnnl.hpp>
 
+#include "profiler/cpu/aten_kernels.h"
 #include "profiler/cpu/own_kernels.h"
 #include "profiler/timer.h"
 
@@ -380,8 +381,8 @@ class CpuBackend : public Backend {
       return Status::Unsupported(sig.ToString() +
                                  ": tf32 is a GPU tensor-core math mode; on a CPU use f32");
     omp_set_num_threads(options.threads);
-    if (IsOwnKernel(sig.kind)) {
-      Result<std::function<void()>> run = OwnKernel(sig);
+    if (sig.dim("aten") != 0 || IsOwnKernel(sig.kind)) {
+      Result<std::function<void()>> run = sig.dim("aten") != 0 ? AtenKernel(sig) : OwnKernel(sig);
       if (!run.ok()) return run.status();
       return TimeRuns(*run, options);
     }

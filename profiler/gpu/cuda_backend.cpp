@@ -619,6 +619,8 @@ class GpuBackend : public Backend {
   std::string kind() const override { return "gpu"; }
 
   Result<Measurement> Measure(const OpSignature& sig, const MeasureOptions& options) override {
+    if (sig.dim("aten") != 0)
+      return Status::Unsupported(sig.ToString() + ": aten=1 stands for PyTorch's CPU kernels");
     try {
       Prepared p = Builder(sig, h_).Build();
       CK(cudaStreamSynchronize(h_.stream));

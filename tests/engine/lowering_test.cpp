@@ -190,5 +190,56 @@ TEST(OpSignatureCostTest, HandComputedFlopsAndBytes) {
   EXPECT_DOUBLE_EQ(B("reorder dt=f32 c=64 h=15 mb=32 w=15"), 2.0 * 4 * 32 * 64 * 15 * 15);
 }
 
+TEST(OpSignatureCostTest, AtenKernelsCountEveryPass) {
+  // torch.optim's for-loop Adam, with zero_grad and the gradient accumulation, in arrays of n
+  // values read or written: zero_ 1, add_ 3, mul_ 2, add_ 3, mul_ 2, addcmul_(g, g) 3, sqrt 2,
+  // div 2, add_ 2, addcdiv_ 4 = 24.
+  EXPECT_DOUBLE_EQ(B("optimizer dt=f32 alg=adam aten=1 n=1000"), 24 * 4000);
+  // RMSprop: 1 + 3, mul_ 2, addcmul_ 3, sqrt 2, add_ 2, addcdiv_ 4 = 17; SGD: 1 + 3 + add_ 3.
+  EXPECT_DOUBLE_EQ(B("optimizer dt=f32 alg=rmsprop aten=1 n=1000"), 17 * 4000);
+  EXPECT_DOUBLE_EQ(B("optimizer dt=f32 alg=sgd aten=1 n=1000"), 7 * 4000);
+  // Adadelta: 1 + 3, mul_ 2, addcmul_ 3, add 2, sqrt_ 2, add 2, sqrt_ 2, div_ 3, mul_ 3, mul_ 2,
+  // addcmul_(d, d) 3, add_ 3 = 31.
+  EXPECT_DOUBLE_EQ(B("optimizer dt=f32 alg=adadelta aten=1 n=1000"), 31 * 4000);
+  // Dropout: write the mask, scale it in place, multiply (forward); multiply (backward).
+  EXPECT_DOUBLE_EQ(B("dropout_fwd dt=f32 aten=1 n=1000"), 6 * 4000);
+  EXPECT_DOUBLE_EQ(B("dropout_bwd dt=f32 aten=1 n=1000"), 3 * 4000);
+  // Max pooling adds an int64 index per output; its backward also zeroes the input gradient.
+  const double in = 2 * 3 * 4 * 4, out = 2 * 3 * 2 * 2;
+  EXPECT_DOUBLE_EQ(B("pool_fwd dt=f32 alg=max aten=1 c=3 ih=4 iw=4 kh=2 kw=2 mb=2 oh=2 ow=2 "
+                     "ph=0 pw=0 sh=2 sw=2"),
+                   4 * (in + out) + 8 * out);
+  EXPECT_DOUBLE_EQ(B("pool_bwd dt=f32 alg=max aten=1 c=3 ih=4 iw=4 kh=2 kw=2 mb=2 oh=2 ow=2 "
+                     "ph=0 pw=0 sh=2 sw=2"),
+                   4 * (in + out) + 8 * out + 4 * in);
+}
+
+TEST(LoweringTest, AtenKernelsWhereAsked) {
+  Result<Model> m = LoadZooModel("mnist_cnn");
+  ASSERT_TRUE(m.ok());
+  auto aten_kinds = [&](bool aten) {
+    std::multiset<OpKind> kinds;
+    Result<StepOps> ops = Lower(*m, {.batch = 8, .optimizer = Optimizer::kAdam,
+                                     .aten_kernels = aten});
+    EXPECT_TRUE(ops.ok());
+    for (const StepOp& op : ops->ops)
+      if (op.signature.dim("aten") == 1) kinds.insert(op.signature.kind);
+    return kinds;
+  };
+  EXPECT_TRUE(aten_kinds(false).empty());
+  // Two dense layers (forward, data and weight gradients: BLAS), one max pooling (forward,
+  // backward), two dropouts (forward, backward), eight updates; the convolutions stay oneDNN's.
+  const std::multiset<OpKind> kinds = aten_kinds(true);
+  EXPECT_EQ(kinds.count(OpKind::kInnerProductFwd), 2u);
+  EXPECT_EQ(kinds.count(OpKind::kInnerProductBwdData), 2u);
+  EXPECT_EQ(kinds.count(OpKind::kInnerProductBwdWeights), 2u);
+  EXPECT_EQ(kinds.count(OpKind::kPoolFwd), 1u);
+  EXPECT_EQ(kinds.count(OpKind::kPoolBwd), 1u);
+  EXPECT_EQ(kinds.count(OpKind::kDropoutFwd), 2u);
+  EXPECT_EQ(kinds.count(OpKind::kDropoutBwd), 2u);
+  EXPECT_EQ(kinds.count(OpKind::kOptimizer), 8u);
+  EXPECT_EQ(kinds.size(), 20u);
+}
+
 }  // namespace
 }  // namespace epochcost

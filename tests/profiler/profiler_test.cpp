@@ -54,6 +54,42 @@ TEST(CpuBackendTest, RunsEveryOpOfSmallTrainingSteps) {
   EXPECT_GE(kinds.size(), 20u);
 }
 
+TEST(CpuBackendTest, RunsPyTorchsOwnKernels) {
+  std::unique_ptr<Backend> cpu = MakeCpuBackend();
+  const MeasureOptions quick{
+      .threads = 2, .warmup = 1, .min_repeats = 1, .min_time = Seconds::FromSeconds(0)};
+  for (const char* optimizer : {"sgd", "momentum", "rmsprop", "adam", "adadelta"}) {
+    Result<Measurement> t = cpu->Measure(
+        *OpSignature::Parse(std::string("optimizer dt=f32 alg=") + optimizer + " aten=1 n=100"),
+        quick);
+    ASSERT_TRUE(t.ok()) << t.status().message();
+  }
+  for (const char* line :
+       {"dropout_fwd dt=f32 aten=1 n=40000", "dropout_bwd dt=f32 aten=1 n=40000",
+        "ip_fwd dt=f32 aten=1 bias=1 ic=7 mb=3 oc=5", "ip_bwd_data dt=f32 aten=1 bias=1 ic=7 mb=3 oc=5",
+        "ip_bwd_weights dt=f32 aten=1 bias=0 ic=7 mb=3 oc=5",
+        "pool_fwd dt=f32 alg=max aten=1 c=3 ih=5 iw=5 kh=3 kw=3 mb=2 oh=3 ow=3 ph=1 pw=1 sh=2 sw=2",
+        "pool_bwd dt=f32 alg=max aten=1 c=3 ih=5 iw=5 kh=3 kw=3 mb=2 oh=3 ow=3 ph=1 pw=1 sh=2 sw=2"}) {
+    Result<Measurement> t = cpu->Measure(*OpSignature::Parse(line), quick);
+    ASSERT_TRUE(t.ok()) << line << ": " << t.status().message();
+  }
+  EXPECT_EQ(cpu->Measure(*OpSignature::Parse("pool_fwd dt=f32 alg=avg aten=1 c=1 ih=2 iw=2 kh=2 "
+                                             "kw=2 mb=1 oh=1 ow=1 ph=0 pw=0 sh=2 sw=2"),
+                         quick)
+                .status()
+                .message(),
+            "pool_fwd dt=f32 alg=avg aten=1 c=1 ih=2 iw=2 kh=2 kw=2 mb=1 oh=1 ow=1 ph=0 pw=0 sh=2 "
+            "sw=2: aten=1 pooling is max pooling only");
+  EXPECT_EQ(cpu->Measure(*OpSignature::Parse("optimizer dt=bf16 alg=adam aten=1 n=10"), quick)
+                .status()
+                .message(),
+            "optimizer dt=bf16 alg=adam aten=1 n=10: the ATen-like kernels run in f32 only");
+  EXPECT_EQ(cpu->Measure(*OpSignature::Parse("optimizer dt=f32 alg=lion aten=1 n=10"), quick)
+                .status()
+                .message(),
+            "optimizer dt=f32 alg=lion aten=1 n=10: no such torch.optim update");
+}
+
 TEST(CpuBackendTest, BadThreadsAndUnsupportedTypes) {
   std::unique_ptr<Backend> cpu = MakeCpuBackend();
   OpSignature sig = *OpSignature::Parse("optimizer dt=bf16 alg=adam n=10");

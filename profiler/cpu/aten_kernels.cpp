@@ -1,0 +1,277 @@
+#include "profiler/cpu/aten_kernels.h"
+
+#include <cblas.h>
+#include <dlfcn.h>
+#include <omp.h>
+
+#include <algorithm>
+#include <array>
+#include <cmath>
+#include <cstring>
+#include <limits>
+#include <memory>
+#include <random>
+#include <vector>
+
+#include "engine/eager_optimizer.h"
+
+namespace epochcost::profiler {
+namespace {
+
+using Floats = std::shared_ptr<std::vector<float>>;
+
+Floats Make(int64_t n, float value) { return std::make_shared<std::vector<float>>(n, value); }
+
+// ATen splits element-wise work across threads only from this many elements on
+// (at::internal::GRAIN_SIZE); smaller tensors run on the calling thread.
+constexpr int64_t kGrainSize = 32768;
+
+// MT19937 with 32-bit state words, as ATen's at::mt19937 keeps them (std::mt19937 keeps them in
+// uint_fast32_t, 64 bits on x86-64, and runs at half the speed).
+using Mt19937 = std::mersenne_twister_engine<uint32_t, 32, 624, 397, 31, 0x9908b0df, 11,
+                                             0xffffffff, 7, 0x9d2c5680, 15, 0xefc60000, 18,
+                                             1812433253>;
+
+// aten/src/ATen/native/cpu/MaxPoolKernel.cpp cpu_max_pool (contiguous NCHW): threads split the
+// mb x c planes; per output one scalar pass over its window, keeping the first maximum (or a NaN)
+// and its flat index in the plane.
+std::function<void()> MaxPool(const OpSignature& s, bool backward) {
+  const int64_t planes = s.dim("mb") * s.dim("c");
+  const int64_t ih = s.dim("ih"), iw = s.dim("iw"), oh = s.dim("oh"), ow = s.dim("ow");
+  const int64_t kh = s.dim("kh"), kw = s.dim("kw"), sh = s.dim("sh", 1), sw = s.dim("sw", 1);
+  const int64_t ph = s.dim("ph"), pw = s.dim("pw");
+  auto in = Make(planes * ih * iw, 0.f), out = Make(planes * oh * ow, 0.f);
+  auto index = std::make_shared<std::vector<int64_t>>(planes * oh * ow);
+  std::mt19937 rng(7);
+  std::uniform_real_distribution<float> value(-1.f, 1.f);
+  for (float& v : *in) v = value(rng);
+  auto forward = [=] {
+#pragma omp parallel for
+    for (int64_t p = 0; p < planes; ++p) {
+      const float* src = in->data() + p * ih * iw;
+      float* dst = out->data() + p * oh * ow;
+      int64_t* idx = index->data() + p * oh * ow;
+      for (int64_t y = 0; y < oh; ++y) {
+        int64_t y0 = y * sh - ph;
+        const int64_t y1 = std::min(y0 + kh, ih);
+        while (y0 < 0) ++y0;
+        for (int64_t x = 0; x < ow; ++x) {
+          int64_t x0 = x * sw - pw;
+          const int64_t x1 = std::min(x0 + kw, iw);
+          while (x0 < 0) ++x0;
+          int64_t best = y0 * iw + x0;
+          float max = -std::numeric_limits<float>::infinity();
+          for (int64_t r = y0; r < y1; ++r)
+            for (int64_t q = x0; q < x1; ++q) {
+              const int64_t at = r * iw + q;
+              const float v = src[at];
+              if (v > max || std::isnan(v)) {
+                max = v;
+                best = at;
+              }
+            }
+          dst[y * ow + x] = max;
+          idx[y * ow + x] = best;
+        }
+      }
+    }
+  };
+  if (!backward) return forward;
+  forward();  // the indices the backward pass scatters by
+  auto grad_in = Make(planes * ih * iw, 0.f);
+  // max_pool2d_with_indices_backward: zero_() the input gradient, then cpu_max_pool_backward.
+  return [=] {
+    float* gi = grad_in->data();
+    const int64_t n = planes * ih * iw;
+#pragma omp parallel for simd if (n >= kGrainSize)
+    for (int64_t i = 0; i < n; ++i) gi[i] = 0.f;
+#pragma omp parallel for
+    for (int64_t p = 0; p < planes; ++p) {
+      float* dst = gi + p * ih * iw;
+      const float* go = out->data() + p * oh * ow;
+      const int64_t* idx = index->data() + p * oh * ow;
+      for (int64_t k = 0; k < oh * ow; ++k) dst[idx[k]] += go[k];
+    }
+  };
+}
+
+// aten/src/ATen/native/Dropout.cpp _dropout_impl (no fused kernel on a CPU):
+// noise = empty_like(x).bernoulli_(1 - p); noise.div_(1 - p); return x * noise. bernoulli_ of a
+// float tensor without MKL is templates::cpu::bernoulli_kernel: serial, under the generator's
+// lock, one uniform double per value from two 32-bit mt19937 draws. The backward pass (MulBackward0)
+// multiplies the gradient by the noise.
+std::function<void()> Dropout(const OpSignature& s, bool backward) {
+  const int64_t n = s.dim("n");
+  auto x = Make(n, 0.5f), noise = Make(n, 0.f), y = Make(n, 0.f);
+  const double keep = 0.75;  // the timing does not depend on it
+  auto multiply = [=] {
+    const float* a = x->data();
+    const float* b = noise->data();
+    float* c = y->data();
+#pragma omp parallel for simd if (n >= kGrainSize)
+    for (int64_t i = 0; i < n; ++i) c[i] = a[i] * b[i];
+  };
+  if (backward) return multiply;
+  auto rng = std::make_shared<Mt19937>(67280421);
+  return [=] {
+    float* m = noise->data();
+    Mt19937& engine = *rng;
+    for (int64_t i = 0; i < n; ++i) {
+      const uint64_t hi = engine(), lo = engine();
+      const uint64_t bits = (hi << 32) | lo;
+      const double u = static_cast<double>(bits & ((uint64_t{1} << 53) - 1)) * 0x1.0p-53;
+      m[i] = static_cast<float>(u < keep);
+    }
+    const float divisor = static_cast<float>(keep);
+#pragma omp parallel for simd if (n >= kGrainSize)
+    for (int64_t i = 0; i < n; ++i) m[i] /= divisor;
+    multiply();
+  };
+}
+
+// One pass of torch.optim's for-loop update (engine/eager_optimizer.h).
+void RunPass(const EagerPass& pass, const std::array<float*, kEagerTensors>& t, int64_t n) {
+  float* d = t[static_cast<int>(pass.dst)];
+  const float* a = t[static_cast<int>(pass.a)];
+  const float* b = t[static_cast<int>(pass.b)];
+  const float c = 0.9f;
+  switch (pass.op) {
+    case EagerOp::kZero:
+#pragma omp parallel for simd if (n >= kGrainSize)
+      for (int64_t i = 0; i < n; ++i) d[i] = 0.f;
+      return;
+    case EagerOp::kAdd:
+#pragma omp parallel for simd if (n >= kGrainSize)
+      for (int64_t i = 0; i < n; ++i) d[i] = a[i] + b[i];
+      return;
+    case EagerOp::kScale:
+#pragma omp parallel for simd if (n >= kGrainSize)
+      for (int64_t i = 0; i < n; ++i) d[i] = a[i] * c;
+      return;
+    case EagerOp::kAddScalar:
+#pragma omp parallel for simd if (n >= kGrainSize)
+      for (int64_t i = 0; i < n; ++i) d[i] = a[i] + 1e-7f;
+      return;
+    case EagerOp::kAxpy:
+#pragma omp parallel for simd if (n >= kGrainSize)
+      for (int64_t i = 0; i < n; ++i) d[i] += c * a[i];
+      return;
+    case EagerOp::kAddcmul:
+#pragma omp parallel for simd if (n >= kGrainSize)
+      for (int64_t i = 0; i < n; ++i) d[i] += c * a[i] * b[i];
+      return;
+    case EagerOp::kAddcdiv:
+#pragma omp parallel for simd if (n >= kGrainSize)
+      for (int64_t i = 0; i < n; ++i) d[i] += c * a[i] / b[i];
+      return;
+    case EagerOp::kSqrt:
+#pragma omp parallel for simd if (n >= kGrainSize)
+      for (int64_t i = 0; i < n; ++i) d[i] = std::sqrt(a[i]);
+      return;
+    case EagerOp::kMul:
+#pragma omp parallel for simd if (n >= kGrainSize)
+      for (int64_t i = 0; i < n; ++i) d[i] = a[i] * b[i];
+      return;
+    case EagerOp::kDiv:
+#pragma omp parallel for simd if (n >= kGrainSize)
+      for (int64_t i = 0; i < n; ++i) d[i] = a[i] / b[i];
+      return;
+  }
+}
+
+Result<std::function<void()>> Optimizer(const OpSignature& s) {
+  const std::span<const EagerPass> passes = EagerOptimizerPasses(s.alg);
+  if (passes.empty()) return Status::Unsupported(s.ToString() + ": no such torch.optim update");
+  const int64_t n = s.dim("n");
+  auto tensors = std::make_shared<std::vector<std::vector<float>>>(kEagerTensors,
+                                                                    std::vector<float>(n, 0.5f));
+  return std::function<void()>([=] {
+    std::array<float*, kEagerTensors> t{};
+    for (int k = 0; k < kEagerTensors; ++k) t[k] = (*tensors)[k].data();
+    for (const EagerPass& pass : passes) RunPass(pass, t, n);
+  });
+}
+
+// OpenBLAS starts a thread per core unless told otherwise, and PyTorch's set_num_threads does not
+// reach it; the measured thread count is OpenMP's here, so OpenBLAS gets the same. Another BLAS
+// (the reference one) has no threads to set.
+void SetBlasThreads() {
+  using SetThreads = void (*)(int);
+  static const auto set =
+      reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
+  if (set) set(omp_get_max_threads());
+}
+
+// at::native addmm/mm on fp32 CPU tensors: cpublas::gemm, i.e. the system BLAS's sgemm. A dense
+// layer y = x W^T + b is addmm: the bias broadcast into y (a copy), then sgemm accumulating into
+// it; its data gradient dx = dy W and weight gradient dW = dy^T x are mm, the bias gradient
+// dy.sum(0) a reduction.
+std::function<void()> InnerProduct(const OpSignature& s) {
+  const int64_t mb = s.dim("mb"), ic = s.dim("ic"), oc = s.dim("oc");
+  const bool bias = s.dim("bias") != 0;
+  auto x = Make(mb * ic, 0.01f), w = Make(oc * ic, 0.01f), y = Make(mb * oc, 0.f);
+  auto b = Make(oc, 0.5f);
+  const int m = static_cast<int>(mb), k = static_cast<int>(ic), n = static_cast<int>(oc);
+  switch (s.kind) {
+    case OpKind::kInnerProductFwd:
+      return [=] {
+        SetBlasThreads();
+        float* out = y->data();
+        if (bias) {
+#pragma omp parallel for if (mb * oc >= kGrainSize)
+          for (int64_t r = 0; r < mb; ++r) std::memcpy(out + r * oc, b->data(), oc * sizeof(float));
+        }
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, n, k, 1.f, x->data(), k,
+                    w->data(), k, bias ? 1.f : 0.f, out, n);
+      };
+    case OpKind::kInnerProductBwdData:
+      return [=] {
+        SetBlasThreads();
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, k, n, 1.f, y->data(), n,
+                    w->data(), k, 0.f, x->data(), k);
+      };
+    default:
+      return [=] {
+        SetBlasThreads();
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, n, k, m, 1.f, y->data(), n,
+                    x->data(), k, 0.f, w->data(), k);
+        if (!bias) return;
+        float* db = b->data();
+        const float* dy = y->data();
+        for (int64_t c = 0; c < oc; ++c) db[c] = 0.f;
+        for (int64_t r = 0; r < mb; ++r)
+#pragma omp simd
+          for (int64_t c = 0; c < oc; ++c) db[c] += dy[r * oc + c];
+      };
+  }
+}
+
+}  // namespace
+
+Result<std::function<void()>> AtenKernel(const OpSignature& sig) {
+  if (sig.dtype != DType::kFloat32)
+    return Status::Unsupported(sig.ToString() + ": the ATen-like kernels run in f32 only");
+  switch (sig.kind) {
+    case OpKind::kPoolFwd:
+    case OpKind::kPoolBwd:
+      if (sig.alg != "max")
+        return Status::Unsupported(sig.ToString() + ": aten=1 pooling is max pooling only");
+      return MaxPool(sig, sig.kind == OpKind::kPoolBwd);
+    case OpKind::kDropoutFwd:
+    case OpKind::kDropoutBwd:
+      return Dropout(sig, sig.kind == OpKind::kDropoutBwd);
+    case OpKind::kOptimizer:
+      return Optimizer(sig);
+    case OpKind::kInnerProductFwd:
+    case OpKind::kInnerProductBwdData:
+    case OpKind::kInnerProductBwdWeights:
+      if (sig.dim("mb") > INT32_MAX || sig.dim("ic") > INT32_MAX || sig.dim("oc") > INT32_MAX)
+        return Status::Unsupported(sig.ToString() + ": BLAS sizes are 32-bit");
+      return InnerProduct(sig);
+    default:
+      return Status::Unsupported(sig.ToString() + ": aten=1 is for inner products, max pooling, "
+                                 "dropout and optimizer updates");
+  }
+}
+
+}  // namespace epochcost::profiler

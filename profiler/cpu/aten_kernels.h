@@ -1,0 +1,35 @@
+// Kernels that do what PyTorch (1.13, as Debian ships it) does on a CPU where it does not call
+// oneDNN: signatures with aten=1. Each follows
+// the ATen code path it stands for loop by loop, with its threading (serial where ATen's is
+// serial), so that its time here is the time PyTorch spends on that work here:
+//
+//   ip_fwd/ip_bwd_data/ip_bwd_weights aten=1
+//                                     the system BLAS's sgemm (Debian's PyTorch links libblas.so.3,
+//                                     OpenBLAS where installed), with addmm's bias copy and the
+//                                     bias gradient's column sum
+//   pool_fwd/pool_bwd alg=max aten=1  max_pool2d_with_indices (NCHW, one scalar pass per output,
+//                                     int64 indices) and its backward (zero the input gradient,
+//                                     scatter-add by index)
+//   dropout_fwd aten=1                bernoulli_ (serial mt19937, two 32-bit draws per value),
+//                                     div_ by the keep probability, multiply into a new tensor
+//   dropout_bwd aten=1                the gradient times that mask
+//   optimizer alg=A aten=1            torch.optim's default for-loop update, one element-wise
+//                                     pass per tensor operation, plus zero_grad's zero_ and the
+//                                     gradient accumulation's add_ (torch.optim 1.13 defaults:
+//                                     foreach off, set_to_none off)
+#ifndef EPOCHCOST_PROFILER_CPU_ATEN_KERNELS_H_
+#define EPOCHCOST_PROFILER_CPU_ATEN_KERNELS_H_
+
+#include <functional>
+
+#include "engine/op_signature.h"
+
+namespace epochcost::profiler {
+
+// A callable that runs the op once over its own buffers, or an error for signatures no ATen
+// kernel here stands for.
+Result<std::function<void()>> AtenKernel(const OpSignature& sig);
+
+}  // namespace epochcost::profiler
+
+#endif  // EPOCHCOST_PROFILER_CPU_ATEN_KERNELS_H_
