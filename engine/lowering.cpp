@@ -578,7 +578,9 @@ void Lowerer::Backward(int i) {
 // A recurrent layer as frameworks run it on the CPU, per direction: the input projection of all
 // steps at once, then per step the hidden projection and the cell: for an LSTM, the gate sum,
 // three sigmoids and two tanh (as element-wise ops over the gates), three products and a sum;
-// for a GRU, the gate sums, two sigmoids, a tanh, and the interpolation.
+// for a GRU, the gate sums, two sigmoids, a tanh, and the interpolation. Backwards, the same
+// in reverse, plus the concatenations that undo the forward pass's splits (PyTorch's
+// UnsafeSplitBackward and UnbindBackward).
 void Lowerer::UnrolledRnn(int i, bool backward) {
   const LayerSpec& l = model_.layer(i);
   const Shape& in = InShape(i);
@@ -602,6 +604,11 @@ void Lowerer::UnrolledRnn(int i, bool backward) {
   }
   bool data_grad = false;
   for (int q : model_.inputs(i)) data_grad = data_grad || needs_grad_[q];
+  // The cell splits its gate pre-activations into views (unsafe_chunk: one for an LSTM, the input
+  // and hidden gates' for a GRU); the backward pass concatenates their gradients into one tensor
+  // per step. The per-step slices of the input projection are stacked back the same way.
+  Emit(OpKind::kConcat, {{"n", gate_n}}, name, "", steps * (lstm ? 1 : 2));
+  Emit(OpKind::kConcat, {{"n", B() * t * gates * h}}, name, "", static_cast<int>(dirs));
   Emit(OpKind::kBinary, {{"n", unit_n}}, name, "mul", steps * 6);
   Emit(OpKind::kEltwiseBwd, {{"n", (lstm ? 3 : 2) * unit_n}}, name, "sigmoid", steps);
   Emit(OpKind::kEltwiseBwd, {{"n", unit_n}}, name, "tanh", steps * (lstm ? 2 : 1));
