@@ -14,8 +14,9 @@ void AddLoweringFlags(CLI::App* app, LoweringFlags* f) {
   app->add_flag("--no-reorders", f->no_reorders,
                 "Leave out the layout reorders frameworks pay around convolutions on a CPU");
   app->add_flag("--no-aten", f->no_aten,
-                "Time max pooling, dropout and optimizer updates as oneDNN primitives and fused "
-                "one-pass kernels, not as PyTorch's own CPU kernels (the default on a CPU in fp32)");
+                "Time dense products, max pooling, dropout and optimizer updates as oneDNN "
+                "primitives and fused kernels, not as PyTorch runs them on a CPU (its BLAS and "
+                "own kernels, the default there in fp32)");
 }
 
 Result<LoweringOptions> ResolveLowering(const LoweringFlags& f, const Model& model, int64_t batch,

@@ -10,7 +10,8 @@ using O = EagerOp;
 
 // Every update starts as a training step leaves the gradient: zero_grad() zeroes it, and the
 // backward pass adds the new gradient into it (AccumulateGrad on a defined gradient).
-#define EPOCHCOST_GRADIENT_PASSES {O::kZero, T::kGrad}, {O::kAdd, T::kGrad, T::kGrad, T::kNewGrad}
+#define EPOCHCOST_GRADIENT_PASSES \
+  {O::kZero, T::kGrad}, { O::kAdd, T::kGrad, T::kGrad, T::kNewGrad }
 
 // torch/optim/sgd.py _single_tensor_sgd: param.add_(grad, alpha=-lr).
 constexpr std::array kSgd = std::to_array<EagerPass>({

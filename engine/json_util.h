@@ -20,6 +20,13 @@ Result<Json> ParseJson(std::string_view text, std::string_view origin);
 // nlohmann's message without its "[json.exception.type_error.302] " tag.
 std::string JsonErrorText(const Json::exception& e);
 
+// The integer at `key` of `object` (`fallback` when the key is absent), refused unless it is a JSON
+// integer from `min` to `max`: a fraction or a huge number must not be converted to a C++ integer
+// (nlohmann::json casts without checking). Errors read "`path`.`key`: expected an integer from
+// `min` to `max`" ("`key`: ..." when `path` is empty).
+Result<int64_t> IntegerField(const Json& object, const char* key, int64_t fallback, int64_t min,
+                             int64_t max, std::string_view path = "");
+
 // Runs `read` (returning a Status or a Result); a nlohmann::json exception it throws becomes an
 // InvalidArgument "`where`: <what nlohmann says>" (without "`where`: " when it is empty).
 template <typename Fn>

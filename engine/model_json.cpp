@@ -231,7 +231,7 @@ Result<Model> ParseDocument(const Json& doc, const ModelParameters& overrides) {
   if (!doc.is_object()) return Status::InvalidArgument("expected a JSON object");
   if (doc.value("format", "") != "epochcost-model")
     return Status::InvalidArgument("format: expected \"epochcost-model\"");
-  if (doc.value("version", 0) != 1)
+  if (Result<int64_t> v = IntegerField(doc, "version", 0, 0, INT32_MAX); !v.ok() || *v != 1)
     return Status::Unsupported("version: only version 1 of the model format is known");
 
   ModelParameters params;

@@ -161,8 +161,9 @@ Bytes OpSignature::bytes() const {
       b = e * mb * double(dim("c")) * (InMap(*this) + OutMap(*this));
       // ATen's max pooling also writes (forward) or reads (backward) an int64 index per output,
       // and its backward zeroes the input gradient before scattering into it.
-      if (aten) b += mb * double(dim("c")) * (8 * OutMap(*this) +
-                                              (kind == OpKind::kPoolBwd ? e * InMap(*this) : 0));
+      if (aten)
+        b += mb * double(dim("c")) *
+             (8 * OutMap(*this) + (kind == OpKind::kPoolBwd ? e * InMap(*this) : 0));
       break;
     case OpKind::kBatchNormFwd:
       b = 2 * e * mb * double(dim("c")) * double(dim("sp"));

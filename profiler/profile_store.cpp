@@ -1,5 +1,6 @@
 #include "profiler/profile_store.h"
 
+#include <cmath>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
@@ -57,7 +58,8 @@ Status ParseProfile(const Json& doc, Fingerprint* device, std::vector<StoredMeas
                     std::vector<Microbenchmark>* bs) {
   if (!doc.is_object() || doc.value("format", "") != "epochcost-profile")
     return Status::InvalidArgument("format: expected \"epochcost-profile\"");
-  if (doc.value("version", 0) != kFormatVersion)
+  Result<int64_t> version = IntegerField(doc, "version", 0, 0, INT32_MAX);
+  if (!version.ok() || *version != kFormatVersion)
     return Status::Unsupported("version: this epochcost reads profile format version " +
                                std::to_string(kFormatVersion));
   const Json& d = doc.value("device", Json::object());
@@ -68,8 +70,12 @@ Status ParseProfile(const Json& doc, Fingerprint* device, std::vector<StoredMeas
   device->model = d["model"];
   device->isa = d["isa"];
   device->library = d["library"];
-  device->cores = d.value("cores", 0);
-  device->logical_cpus = d.value("logical_cpus", 0);
+  Result<int64_t> cores = IntegerField(d, "cores", 0, 0, 1 << 20, "device");
+  if (!cores.ok()) return cores.status();
+  Result<int64_t> logical = IntegerField(d, "logical_cpus", 0, 0, 1 << 20, "device");
+  if (!logical.ok()) return logical.status();
+  device->cores = static_cast<int>(*cores);
+  device->logical_cpus = static_cast<int>(*logical);
   const Json& m = doc.value("measurements", Json::array());
   if (!m.is_array()) return Status::InvalidArgument("measurements: expected an array");
   for (size_t i = 0; i < m.size(); ++i) {
@@ -81,22 +87,38 @@ Status ParseProfile(const Json& doc, Fingerprint* device, std::vector<StoredMeas
     if (!sig.ok()) return sig.status().WithContext(path + ".signature");
     StoredMeasurement s;
     s.signature = sig->ToString();
-    s.threads = e.value("threads", 0);
+    Result<int64_t> threads = IntegerField(e, "threads", 0, 1, 1 << 20, path);
+    if (!threads.ok()) return threads.status();
+    Result<int64_t> count = IntegerField(e, "count", 0, 0, INT32_MAX, path);
+    if (!count.ok()) return count.status();
+    s.threads = static_cast<int>(*threads);
     const double median = e.value("median_s", -1.0), p10 = e.value("p10_s", -1.0),
                  p90 = e.value("p90_s", -1.0);
-    if (s.threads <= 0) return Status::InvalidArgument(path + ".threads: must be positive");
     if (!(median > 0) || !(p10 > 0) || !(p90 > 0) || !(p10 <= median && median <= p90))
       return Status::InvalidArgument(path + ": times must be positive with p10 <= median <= p90");
     s.measurement = {Seconds::FromSeconds(median), Seconds::FromSeconds(p10),
-                     Seconds::FromSeconds(p90), e.value("count", 0)};
+                     Seconds::FromSeconds(p90), static_cast<int>(*count)};
     s.measured_at = e.value("measured_at", "");
     if (s.measured_at.size() != 10)
       return Status::InvalidArgument(path + ".measured_at: YYYY-MM-DD");
     ms->push_back(std::move(s));
   }
-  for (const Json& e : doc.value("microbenchmarks", Json::array()))
-    bs->push_back({e.value("name", ""), e.value("threads", 1), e.value("value", 0.0),
+  const Json& b = doc.value("microbenchmarks", Json::array());
+  if (!b.is_array()) return Status::InvalidArgument("microbenchmarks: expected an array");
+  for (size_t i = 0; i < b.size(); ++i) {
+    const std::string path = "microbenchmarks[" + std::to_string(i) + "]";
+    const Json& e = b[i];
+    if (!e.is_object() || !e.contains("name") || !e["name"].is_string() ||
+        e["name"].get<std::string>().empty())
+      return Status::InvalidArgument(path + ".name: expected a non-empty string");
+    Result<int64_t> threads = IntegerField(e, "threads", 1, 1, 1 << 20, path);
+    if (!threads.ok()) return threads.status();
+    const double value = e.value("value", -1.0);
+    if (!(value >= 0) || !std::isfinite(value))
+      return Status::InvalidArgument(path + ".value: expected a finite non-negative number");
+    bs->push_back({e["name"].get<std::string>(), static_cast<int>(*threads), value,
                    e.value("measured_at", "")});
+  }
   return Status::Ok();
 }
 

@@ -28,9 +28,8 @@ constexpr int64_t kGrainSize = 32768;
 
 // MT19937 with 32-bit state words, as ATen's at::mt19937 keeps them (std::mt19937 keeps them in
 // uint_fast32_t, 64 bits on x86-64, and runs at half the speed).
-using Mt19937 = std::mersenne_twister_engine<uint32_t, 32, 624, 397, 31, 0x9908b0df, 11,
-                                             0xffffffff, 7, 0x9d2c5680, 15, 0xefc60000, 18,
-                                             1812433253>;
+using Mt19937 = std::mersenne_twister_engine<uint32_t, 32, 624, 397, 31, 0x9908b0df, 11, 0xffffffff,
+                                             7, 0x9d2c5680, 15, 0xefc60000, 18, 1812433253>;
 
 // aten/src/ATen/native/cpu/MaxPoolKernel.cpp cpu_max_pool (contiguous NCHW): threads split the
 // mb x c planes; per output one scalar pass over its window, keeping the first maximum (or a NaN)
@@ -98,8 +97,8 @@ std::function<void()> MaxPool(const OpSignature& s, bool backward) {
 // aten/src/ATen/native/Dropout.cpp _dropout_impl (no fused kernel on a CPU):
 // noise = empty_like(x).bernoulli_(1 - p); noise.div_(1 - p); return x * noise. bernoulli_ of a
 // float tensor without MKL is templates::cpu::bernoulli_kernel: serial, under the generator's
-// lock, one uniform double per value from two 32-bit mt19937 draws. The backward pass (MulBackward0)
-// multiplies the gradient by the noise.
+// lock, one uniform double per value from two 32-bit mt19937 draws. The backward pass
+// (MulBackward0) multiplies the gradient by the noise.
 std::function<void()> Dropout(const OpSignature& s, bool backward) {
   const int64_t n = s.dim("n");
   auto x = Make(n, 0.5f), noise = Make(n, 0.f), y = Make(n, 0.f);
@@ -183,8 +182,8 @@ Result<std::function<void()>> Optimizer(const OpSignature& s) {
   const std::span<const EagerPass> passes = EagerOptimizerPasses(s.alg);
   if (passes.empty()) return Status::Unsupported(s.ToString() + ": no such torch.optim update");
   const int64_t n = s.dim("n");
-  auto tensors = std::make_shared<std::vector<std::vector<float>>>(kEagerTensors,
-                                                                    std::vector<float>(n, 0.5f));
+  auto tensors =
+      std::make_shared<std::vector<std::vector<float>>>(kEagerTensors, std::vector<float>(n, 0.5f));
   return std::function<void()>([=] {
     std::array<float*, kEagerTensors> t{};
     for (int k = 0; k < kEagerTensors; ++k) t[k] = (*tensors)[k].data();
@@ -221,8 +220,8 @@ std::function<void()> InnerProduct(const OpSignature& s) {
 #pragma omp parallel for if (mb * oc >= kGrainSize)
           for (int64_t r = 0; r < mb; ++r) std::memcpy(out + r * oc, b->data(), oc * sizeof(float));
         }
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, n, k, 1.f, x->data(), k,
-                    w->data(), k, bias ? 1.f : 0.f, out, n);
+        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, n, k, 1.f, x->data(), k, w->data(),
+                    k, bias ? 1.f : 0.f, out, n);
       };
     case OpKind::kInnerProductBwdData:
       return [=] {
@@ -233,8 +232,8 @@ std::function<void()> InnerProduct(const OpSignature& s) {
     default:
       return [=] {
         SetBlasThreads();
-        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, n, k, m, 1.f, y->data(), n,
-                    x->data(), k, 0.f, w->data(), k);
+        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, n, k, m, 1.f, y->data(), n, x->data(),
+                    k, 0.f, w->data(), k);
         if (!bias) return;
         float* db = b->data();
         const float* dy = y->data();
@@ -269,7 +268,8 @@ Result<std::function<void()>> AtenKernel(const OpSignature& sig) {
         return Status::Unsupported(sig.ToString() + ": BLAS sizes are 32-bit");
       return InnerProduct(sig);
     default:
-      return Status::Unsupported(sig.ToString() + ": aten=1 is for inner products, max pooling, "
+      return Status::Unsupported(sig.ToString() +
+                                 ": aten=1 is for inner products, max pooling, "
                                  "dropout and optimizer updates");
   }
 }

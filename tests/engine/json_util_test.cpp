@@ -63,5 +63,22 @@ TEST(ModelLimitsTest, AbsurdSizesAreRefusedNotOverflowed) {
             "than 2147483647 values per sample)");
 }
 
+// Regression (profile_json_fuzzer, CI seed 1): a fractional or huge "threads" reached a C++ int
+// through nlohmann's unchecked cast (UBSan: 4.17e13 outside the range of int).
+TEST(JsonUtilTest, IntegerFieldAcceptsOnlyIntegersInRange) {
+  const Json doc = Json::parse(R"({"a": 3, "b": 2.5, "c": 4.17e13, "d": -1, "e": "7",
+                                   "f": 18446744073709551615})");
+  EXPECT_EQ(*IntegerField(doc, "a", 0, 1, 10), 3);
+  EXPECT_EQ(*IntegerField(doc, "missing", 5, 1, 10), 5);
+  for (const char* key : {"b", "c", "d", "e", "f"}) {
+    Result<int64_t> r = IntegerField(doc, key, 0, 0, 100, "m[1]");
+    ASSERT_FALSE(r.ok()) << key;
+    EXPECT_EQ(r.status().message(),
+              std::string("m[1].") + key + ": expected an integer from 0 to 100");
+  }
+  EXPECT_EQ(IntegerField(doc, "a", 0, 4, 10).status().message(),
+            "a: expected an integer from 4 to 10");
+}
+
 }  // namespace
 }  // namespace epochcost

@@ -219,8 +219,8 @@ TEST(LoweringTest, AtenKernelsWhereAsked) {
   ASSERT_TRUE(m.ok());
   auto aten_kinds = [&](bool aten) {
     std::multiset<OpKind> kinds;
-    Result<StepOps> ops = Lower(*m, {.batch = 8, .optimizer = Optimizer::kAdam,
-                                     .aten_kernels = aten});
+    Result<StepOps> ops =
+        Lower(*m, {.batch = 8, .optimizer = Optimizer::kAdam, .aten_kernels = aten});
     EXPECT_TRUE(ops.ok());
     for (const StepOp& op : ops->ops)
       if (op.signature.dim("aten") == 1) kinds.insert(op.signature.kind);

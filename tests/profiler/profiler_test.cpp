@@ -66,10 +66,12 @@ TEST(CpuBackendTest, RunsPyTorchsOwnKernels) {
   }
   for (const char* line :
        {"dropout_fwd dt=f32 aten=1 n=40000", "dropout_bwd dt=f32 aten=1 n=40000",
-        "ip_fwd dt=f32 aten=1 bias=1 ic=7 mb=3 oc=5", "ip_bwd_data dt=f32 aten=1 bias=1 ic=7 mb=3 oc=5",
+        "ip_fwd dt=f32 aten=1 bias=1 ic=7 mb=3 oc=5",
+        "ip_bwd_data dt=f32 aten=1 bias=1 ic=7 mb=3 oc=5",
         "ip_bwd_weights dt=f32 aten=1 bias=0 ic=7 mb=3 oc=5",
         "pool_fwd dt=f32 alg=max aten=1 c=3 ih=5 iw=5 kh=3 kw=3 mb=2 oh=3 ow=3 ph=1 pw=1 sh=2 sw=2",
-        "pool_bwd dt=f32 alg=max aten=1 c=3 ih=5 iw=5 kh=3 kw=3 mb=2 oh=3 ow=3 ph=1 pw=1 sh=2 sw=2"}) {
+        "pool_bwd dt=f32 alg=max aten=1 c=3 ih=5 iw=5 kh=3 kw=3 mb=2 oh=3 ow=3 ph=1 pw=1 sh=2 "
+        "sw=2"}) {
     Result<Measurement> t = cpu->Measure(*OpSignature::Parse(line), quick);
     ASSERT_TRUE(t.ok()) << line << ": " << t.status().message();
   }
