@@ -227,7 +227,7 @@ Prepared Builder::Gemm() {
     void* bm = Elements(int64_t{b} * k * n);
     void* c = Elements(int64_t{b} * m * n);
     out_.run = [=] {
-      CK(cublasGemmStridedBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, bm, type, n,
+      CK(Blas().cublasGemmStridedBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, bm, type, n,
                                     int64_t{k} * n, a, type, k, int64_t{m} * k, &zero, c, type, n,
                                     int64_t{m} * n, b, compute, CUBLAS_GEMM_DEFAULT));
     };
@@ -241,12 +241,12 @@ Prepared Builder::Gemm() {
   if (s_.kind == OpKind::kInnerProductFwd) {
     const float* beta = bias ? &one : &zero;
     out_.run = [=] {
-      CK(cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, oc, mb, ic, &one, w, type, ic, x, type, ic, beta,
+      CK(Blas().cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, oc, mb, ic, &one, w, type, ic, x, type, ic, beta,
                       y, type, oc, compute, CUBLAS_GEMM_DEFAULT));
     };
   } else if (s_.kind == OpKind::kInnerProductBwdData) {
     out_.run = [=] {
-      CK(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, ic, mb, oc, &one, w, type, ic, y, type, oc,
+      CK(Blas().cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, ic, mb, oc, &one, w, type, ic, y, type, oc,
                       &zero, x, type, ic, compute, CUBLAS_GEMM_DEFAULT));
     };
   } else {
@@ -254,7 +254,7 @@ Prepared Builder::Gemm() {
     const Elem t = t_;
     cudaStream_t stream = h_.stream;
     out_.run = [=] {
-      CK(cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_T, ic, oc, mb, &one, x, type, ic, y, type, oc,
+      CK(Blas().cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_T, ic, oc, mb, &one, x, type, ic, y, type, oc,
                       &zero, w, type, ic, compute, CUBLAS_GEMM_DEFAULT));
       if (db) CK(gpu::ColumnSum(y, db, mb, oc, t, stream));
     };
@@ -612,7 +612,7 @@ class GpuBackend : public Backend {
  public:
   explicit GpuBackend(Handles h) : h_(h) {}
   ~GpuBackend() override {
-    cublasDestroy(h_.blas);
+    Blas().cublasDestroy(h_.blas);
     cudnnDestroy(h_.dnn);
     cudaStreamDestroy(h_.stream);
   }
@@ -660,14 +660,16 @@ bool GpuBackendBuilt() { return true; }
 
 Result<std::unique_ptr<Backend>> MakeGpuBackend() {
   EPOCHCOST_RETURN_IF_ERROR(NoDevice());
+  if (Result<const CublasApi*> blas = LoadCublas(); !blas.ok())
+    return Status::Unsupported("cannot start the GPU backend: " + blas.status().message());
   Handles h;
   try {
     CK(cudaSetDevice(0));
     CK(cudaStreamCreateWithFlags(&h.stream, cudaStreamNonBlocking));
     CK(cudnnCreate(&h.dnn));
     CK(cudnnSetStream(h.dnn, h.stream));
-    CK(cublasCreate(&h.blas));
-    CK(cublasSetStream(h.blas, h.stream));
+    CK(Blas().cublasCreate(&h.blas));
+    CK(Blas().cublasSetStream(h.blas, h.stream));
   } catch (const GpuError& e) {
     return Status::Unsupported(std::string("cannot start the GPU backend: ") + e.what());
   }
@@ -685,9 +687,9 @@ Result<Fingerprint> LocalGpu() {
   cudaRuntimeGetVersion(&runtime);
   cudaDriverGetVersion(&driver);
   cublasHandle_t h;
-  if (cublasCreate(&h) == CUBLAS_STATUS_SUCCESS) {
-    cublasGetVersion(h, &blas);
-    cublasDestroy(h);
+  if (LoadCublas().ok() && Blas().cublasCreate(&h) == CUBLAS_STATUS_SUCCESS) {
+    Blas().cublasGetVersion(h, &blas);
+    Blas().cublasDestroy(h);
   }
   const size_t dnn = cudnnGetVersion();
   Fingerprint f;

@@ -14,6 +14,7 @@
 #include <vector>
 
 #include "engine/tensor.h"
+#include "profiler/gpu/cublas_api.h"
 #include "profiler/gpu/kernels.h"
 
 namespace epochcost::profiler::cuda {
@@ -37,7 +38,7 @@ inline void Check(cudnnStatus_t e, const char* call) {
 }
 inline void Check(cublasStatus_t e, const char* call) {
   if (e != CUBLAS_STATUS_SUCCESS)
-    throw GpuError(std::string(call) + ": " + cublasGetStatusString(e),
+    throw GpuError(std::string(call) + ": " + Blas().cublasGetStatusString(e),
                    e == CUBLAS_STATUS_NOT_SUPPORTED);
 }
 // The call's name, not its arguments: "cudnnConvolutionForward: CUDNN_STATUS_BAD_PARAM".

@@ -1,8 +1,9 @@
 #!/usr/bin/env bash
 # Packs this build's epochcost and GPU test binaries, stripped, with the Debian libraries they
-# need that a CUDA machine image may lack (oneDNN, ONNX, protobuf, SQLite, OpenMP), into
-# .devbin/bundle.tar.xz, for tools/gpu/measure.sh on a lent GPU machine (the device tool carries
-# .devbin; .gitignore keeps it out of git). CUDA, cuBLAS and cuDNN come from that machine.
+# need that a CUDA machine image may lack (oneDNN, ONNX, protobuf, SQLite, OpenMP, the system
+# BLAS with its Fortran runtime), into .devbin/bundle.tar.xz, for tools/gpu/measure.sh on a lent
+# GPU machine (the device tool carries .devbin; .gitignore keeps it out of git). CUDA, cuBLAS
+# (opened at run time from the library path measure.sh sets) and cuDNN come from that machine.
 # Usage: tools/gpu/bundle.sh [BUILD_DIR]
 set -euo pipefail
 cd "$(dirname "$0")/../.."
@@ -12,7 +13,8 @@ mkdir -p "$stage/bin" "$stage/lib" .devbin
 strip -o "$stage/bin/epochcost" "$build/cli/epochcost"
 strip -o "$stage/bin/profiler_tests" "$build/tests/profiler_tests"
 for lib in libdnnl.so.2 libonnx.so.1 libonnx_proto.so.1 libprotobuf.so.32 libsqlite3.so.0 \
-           libgomp.so.1 libOpenCL.so.1; do
+           libgomp.so.1 libOpenCL.so.1 libblas.so.3 libopenblas.so.0 libgfortran.so.5 \
+           libquadmath.so.0; do
   cp -L "$(ldd "$build/cli/epochcost" | awk -v l="$lib" '$1 == l {print $3}')" "$stage/lib/$lib"
 done
 tar -C "$stage" -cJf .devbin/bundle.tar.xz bin lib
