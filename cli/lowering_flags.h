@@ -1,6 +1,6 @@
 // The lowering flags `models ops`, `profile` and `predict` share (--precision, --optimizer,
-// --rnn, --no-reorders, --no-aten) and how they become LoweringOptions for a model (its own optimizer when
-// none is given, else SGD).
+// --rnn, --no-reorders, --no-aten) and how they become LoweringOptions for a model (its own
+// optimizer when none is given, else SGD).
 #ifndef EPOCHCOST_CLI_LOWERING_FLAGS_H_
 #define EPOCHCOST_CLI_LOWERING_FLAGS_H_
 

@@ -100,7 +100,7 @@ Result<PredictedRuns> ReadAndPredict(const RunInputs& inputs, const std::string&
     r.lowering.optimizer = run.optimizer;
     // PyTorch's own CPU kernels (lowering.h) for PyTorch's runs; other frameworks train with
     // fused updates and library pooling (TensorFlow's training ops, oneDNN).
-    r.lowering.no_aten = run.framework.rfind("pytorch", 0) != 0;
+    r.lowering.no_aten = !run.framework.starts_with("pytorch");
     if (calibrated) {  // the framework's calibration where one is stored for the device kind
       r.framework = run.framework;
       r.calibration_optional = true;

@@ -193,7 +193,9 @@ Result<std::function<void()>> Optimizer(const OpSignature& s) {
 
 // OpenBLAS starts a thread per core unless told otherwise, and PyTorch's set_num_threads does not
 // reach it; the measured thread count is OpenMP's here, so OpenBLAS gets the same. Another BLAS
-// (the reference one) has no threads to set.
+// (the reference one) has no threads to set. It is called inside each timed call: so timed, the
+// 2-thread addmm matches PyTorch's 4.0 ms on the development CPU; set once before timing it takes
+// 1.0 ms (docs/accuracy.md: why PyTorch pays it is not established).
 void SetBlasThreads() {
   using SetThreads = void (*)(int);
   static const auto set =

@@ -227,9 +227,9 @@ Prepared Builder::Gemm() {
     void* bm = Elements(int64_t{b} * k * n);
     void* c = Elements(int64_t{b} * m * n);
     out_.run = [=] {
-      CK(Blas().cublasGemmStridedBatchedEx(h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, bm, type, n,
-                                    int64_t{k} * n, a, type, k, int64_t{m} * k, &zero, c, type, n,
-                                    int64_t{m} * n, b, compute, CUBLAS_GEMM_DEFAULT));
+      CK(Blas().cublasGemmStridedBatchedEx(
+          h, CUBLAS_OP_N, CUBLAS_OP_N, n, m, k, &one, bm, type, n, int64_t{k} * n, a, type, k,
+          int64_t{m} * k, &zero, c, type, n, int64_t{m} * n, b, compute, CUBLAS_GEMM_DEFAULT));
     };
     return std::move(out_);
   }
@@ -241,21 +241,21 @@ Prepared Builder::Gemm() {
   if (s_.kind == OpKind::kInnerProductFwd) {
     const float* beta = bias ? &one : &zero;
     out_.run = [=] {
-      CK(Blas().cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, oc, mb, ic, &one, w, type, ic, x, type, ic, beta,
-                      y, type, oc, compute, CUBLAS_GEMM_DEFAULT));
+      CK(Blas().cublasGemmEx(h, CUBLAS_OP_T, CUBLAS_OP_N, oc, mb, ic, &one, w, type, ic, x, type,
+                             ic, beta, y, type, oc, compute, CUBLAS_GEMM_DEFAULT));
     };
   } else if (s_.kind == OpKind::kInnerProductBwdData) {
     out_.run = [=] {
-      CK(Blas().cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, ic, mb, oc, &one, w, type, ic, y, type, oc,
-                      &zero, x, type, ic, compute, CUBLAS_GEMM_DEFAULT));
+      CK(Blas().cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_N, ic, mb, oc, &one, w, type, ic, y, type,
+                             oc, &zero, x, type, ic, compute, CUBLAS_GEMM_DEFAULT));
     };
   } else {
     float* db = bias ? Floats(oc) : nullptr;
     const Elem t = t_;
     cudaStream_t stream = h_.stream;
     out_.run = [=] {
-      CK(Blas().cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_T, ic, oc, mb, &one, x, type, ic, y, type, oc,
-                      &zero, w, type, ic, compute, CUBLAS_GEMM_DEFAULT));
+      CK(Blas().cublasGemmEx(h, CUBLAS_OP_N, CUBLAS_OP_T, ic, oc, mb, &one, x, type, ic, y, type,
+                             oc, &zero, w, type, ic, compute, CUBLAS_GEMM_DEFAULT));
       if (db) CK(gpu::ColumnSum(y, db, mb, oc, t, stream));
     };
   }
