@@ -45,6 +45,8 @@ for name in "${names[@]}"; do
   else
     status=FAILED
     failed+=("$name")
+    # What libFuzzer said (the finding, its stack, the artifact's name): CI keeps only this output.
+    grep -v -E '^#[0-9]+|^(INFO|MS):|^ *"' "$log" | tail -40 >&2 || true
   fi
   runs=$(grep -o 'stat::number_of_executed_units: *[0-9]*' "$log" | grep -o '[0-9]*$' || echo 0)
   cov=$(grep -o 'cov: [0-9]*' "$log" | tail -1 || true)
