@@ -19,6 +19,16 @@ void AddLoweringFlags(CLI::App* app, LoweringFlags* f) {
                 "own kernels, the default there in fp32)");
 }
 
+std::string LoweringFlagsCommandLine(const LoweringFlags& f) {
+  std::string s;
+  if (f.precision != "fp32") s += " --precision " + f.precision;
+  if (!f.optimizer.empty()) s += " --optimizer " + f.optimizer;
+  if (!f.rnn.empty()) s += " --rnn " + f.rnn;
+  if (f.no_reorders) s += " --no-reorders";
+  if (f.no_aten) s += " --no-aten";
+  return s;
+}
+
 Result<LoweringOptions> ResolveLowering(const LoweringFlags& f, const Model& model, int64_t batch,
                                         std::string* optimizer_name, LoweringTarget target) {
   Result<DType> precision = ParseDType(f.precision);

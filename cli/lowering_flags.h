@@ -26,6 +26,10 @@ enum class LoweringTarget { kCpu, kGpu };
 
 void AddLoweringFlags(CLI::App* app, LoweringFlags* flags);
 
+// The flags as given, as a command line fragment (" --precision bf16 --optimizer sgd"; empty when
+// none was), so that a suggested `epochcost profile` measures the signatures predict lowered.
+std::string LoweringFlagsCommandLine(const LoweringFlags& flags);
+
 // Options for `model` at `batch`; errors name the flag. `optimizer_name` receives the optimizer
 // used, when given.
 Result<LoweringOptions> ResolveLowering(const LoweringFlags& flags, const Model& model,

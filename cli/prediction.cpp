@@ -18,10 +18,7 @@ std::string MissingMessage(const Prediction& p, const PredictionRequest& r,
   if (local)
     s += "; run: epochcost profile " + r.model +
          (p.gpu ? " --device gpu" : " --threads " + std::to_string(p.threads)) + " --batch " +
-         std::to_string(p.batch) +
-         (p.lowering.precision == DType::kFloat32
-              ? ""
-              : " --precision " + std::string(DTypeName(p.lowering.precision)));
+         std::to_string(p.batch) + LoweringFlagsCommandLine(r.lowering);
   return s;
 }
 
