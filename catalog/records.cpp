@@ -24,7 +24,7 @@ Result<PriceKind> ParsePriceKind(std::string_view name) {
                                  "' (expected on_demand, preemptible or spot)");
 }
 
-Status CheckDate(std::string_view date) {
+Result<std::chrono::sys_days> DayOf(std::string_view date) {
   auto digits = [&](size_t from, size_t n) {
     for (size_t i = from; i < from + n; ++i)
       if (i >= date.size() || date[i] < '0' || date[i] > '9') return false;
@@ -38,7 +38,12 @@ Status CheckDate(std::string_view date) {
       std::chrono::month{static_cast<unsigned>(std::stoi(std::string(date.substr(5, 2))))},
       std::chrono::day{static_cast<unsigned>(std::stoi(std::string(date.substr(8, 2))))}};
   if (!ymd.ok()) return Status::InvalidArgument("date '" + std::string(date) + "' does not exist");
-  return Status::Ok();
+  return std::chrono::sys_days(ymd);
+}
+
+Status CheckDate(std::string_view date) {
+  Result<std::chrono::sys_days> day = DayOf(date);
+  return day.ok() ? Status::Ok() : day.status();
 }
 
 }  // namespace epochcost::catalog

@@ -3,6 +3,7 @@
 #ifndef EPOCHCOST_CATALOG_RECORDS_H_
 #define EPOCHCOST_CATALOG_RECORDS_H_
 
+#include <chrono>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -100,6 +101,8 @@ struct Offer {
 
 // Checks a date is YYYY-MM-DD and a real calendar day.
 Status CheckDate(std::string_view date);
+// The day a checked date names.
+Result<std::chrono::sys_days> DayOf(std::string_view date);
 
 }  // namespace epochcost::catalog
 

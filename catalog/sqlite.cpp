@@ -2,8 +2,14 @@
 
 #include <sqlite3.h>
 
+#include <chrono>
+#include <thread>
+
 namespace epochcost::catalog {
 namespace {
+
+// How long a connection waits for another process's lock before giving up.
+constexpr std::chrono::milliseconds kBusyTimeout(30000);
 
 Status Error(sqlite3* db, const std::string& what) {
   return Status::IoError(what + ": " + (db ? sqlite3_errmsg(db) : "out of memory"));
@@ -62,9 +68,21 @@ Result<std::unique_ptr<Database>> Database::Open(const std::string& path) {
     sqlite3_close(db);
     return s;
   }
-  sqlite3_busy_timeout(db, 30000);
+  sqlite3_busy_timeout(db, static_cast<int>(kBusyTimeout.count()));
   std::unique_ptr<Database> d(new Database(db, path));
-  EPOCHCOST_RETURN_IF_ERROR(d->Exec("PRAGMA journal_mode=WAL; PRAGMA foreign_keys=ON;"));
+  // Switching a new catalog to WAL needs it to itself; while another process is creating the
+  // same file, SQLite answers SQLITE_BUSY at once instead of calling the busy handler (found by
+  // DurabilityTest.TwoImportersAndReadersAtOnce, about 1 run in 7). So retry it, within the
+  // same 30 s the busy handler allows.
+  const auto deadline = std::chrono::steady_clock::now() + kBusyTimeout;
+  for (;;) {
+    const int rc = sqlite3_exec(db, "PRAGMA journal_mode=WAL", nullptr, nullptr, nullptr);
+    if (rc == SQLITE_OK) break;
+    if ((rc & 0xff) != SQLITE_BUSY || std::chrono::steady_clock::now() > deadline)
+      return Error(db, path + ": cannot open catalog");
+    std::this_thread::sleep_for(std::chrono::milliseconds(5));
+  }
+  EPOCHCOST_RETURN_IF_ERROR(d->Exec("PRAGMA foreign_keys=ON;"));
   return d;
 }
 

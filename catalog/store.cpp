@@ -1,6 +1,7 @@
 #include "catalog/store.h"
 
 #include <array>
+#include <chrono>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
@@ -147,11 +148,17 @@ Status CatalogStore::SeedIfChanged() {
   size_t digest = 0;
   for (const auto& [name, text] : CatalogSeedFiles())
     digest = digest * 1000003u ^ std::hash<std::string_view>{}(text);
-  Result<Statement> q = db_->Prepare("SELECT value FROM meta WHERE key = 'seed_digest'");
-  if (!q.ok()) return q.status();
-  Result<bool> row = q->Step();
-  if (!row.ok()) return row.status();
-  if (*row && q->Text(0) == std::to_string(digest)) return Status::Ok();
+  {
+    // The query's read snapshot must end before the import below begins writing: a connection
+    // still reading an older snapshot cannot take the write lock once another process has
+    // committed, and SQLite then answers "database is locked" at once, without waiting (two
+    // first opens at a time, DurabilityTest.TwoImportersAndReadersAtOnce, ~1 run in 6).
+    Result<Statement> q = db_->Prepare("SELECT value FROM meta WHERE key = 'seed_digest'");
+    if (!q.ok()) return q.status();
+    Result<bool> row = q->Step();
+    if (!row.ok()) return row.status();
+    if (*row && q->Text(0) == std::to_string(digest)) return Status::Ok();
+  }
 
   ImportBatch all;
   Result<CsvTable> manifest = CsvTable::Parse(SeedFile("seed"), "data/catalog/seed.csv");
@@ -340,6 +347,41 @@ Result<std::vector<Offer>> CatalogStore::Offers(const OfferFilter& f) const {
     return !f.gpu.empty() && o.instance.gpu != f.gpu;
   });
   return offers;
+}
+
+std::vector<Offer> OnePerRegion(std::vector<Offer> offers) {
+  using Key = std::tuple<std::string, std::string, std::string, PriceKind>;
+  std::map<Key, size_t> kept;  // -> index into `out`
+  std::vector<Offer> out;
+  for (Offer& o : offers) {
+    const Key key{o.instance.provider, o.instance.name, o.region, o.kind};
+    auto [it, fresh] = kept.try_emplace(key, out.size());
+    if (fresh) {
+      out.push_back(std::move(o));
+      continue;
+    }
+    Offer& best = out[it->second];
+    const bool newer = o.observed_at > best.observed_at;
+    const bool cheaper = o.observed_at == best.observed_at && o.price < best.price;
+    if (newer || cheaper) best = std::move(o);
+  }
+  return out;
+}
+
+std::vector<Offer> TakeStale(std::vector<Offer>* offers,
+                             const std::map<std::string, std::string>& newest, int max_age_days) {
+  std::vector<Offer> kept, stale;
+  for (Offer& o : *offers) {
+    // Stored dates were checked on import; one that is not a date is not judged stale.
+    bool old = false;
+    if (auto n = newest.find(o.instance.provider); n != newest.end()) {
+      Result<std::chrono::sys_days> latest = DayOf(n->second), day = DayOf(o.observed_at);
+      old = latest.ok() && day.ok() && *latest - *day > std::chrono::days(max_age_days);
+    }
+    (old ? stale : kept).push_back(std::move(o));
+  }
+  *offers = std::move(kept);
+  return stale;
 }
 
 Result<std::optional<InstanceType>> CatalogStore::FindInstance(const std::string& provider,

@@ -1,9 +1,11 @@
 // The price catalog: an SQLite database of instance types and price observations, created on
-// first use and seeded from the data compiled into epochcost (again whenever that data changes). Imports are single transactions
-// (all or nothing); queries read "as of" a date: the latest observation on or before it.
+// first use and seeded from the data compiled into epochcost (again whenever that data changes).
+// Imports are single transactions (all or nothing); queries read "as of" a date: the latest
+// observation on or before it.
 #ifndef EPOCHCOST_CATALOG_STORE_H_
 #define EPOCHCOST_CATALOG_STORE_H_
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -36,6 +38,18 @@ struct CatalogStats {
   };
   std::vector<Row> rows;
 };
+
+// One offer per instance, region and kind, as `recommend` and `serve` rank them (a zone is not a
+// choice worth a row of its own): the region's newest observation, and among its zones at that
+// date the cheapest, the first zone in the input's order on a tie. Keeps the input's order.
+std::vector<Offer> OnePerRegion(std::vector<Offer> offers);
+
+// Removes from `offers` and returns those whose price was observed more than `max_age_days` before
+// their provider's newest observation in `newest` (provider -> YYYY-MM-DD): machines the provider
+// has since dropped or stopped selling that way (the seed's 2016-2018 benchmark prices), which
+// "the newest prices" must not rank beside today's.
+std::vector<Offer> TakeStale(std::vector<Offer>* offers,
+                             const std::map<std::string, std::string>& newest, int max_age_days);
 
 class CatalogStore {
  public:

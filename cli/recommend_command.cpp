@@ -104,7 +104,7 @@ int Recommend(const RecommendOptions& o) {
               << ", " << DTypeName(cpu->precision) << ", " << opt_name << ", "
               << req.samples << " samples per epoch, " << o.epochs << " epochs\n";
     std::cout << market->calibrated;
-    std::cout << RecommendTable(*r, o.top, o.epochs);
+    std::cout << RecommendTable(*r, o.top, o.epochs) << StaleNote(*market);
   }
   return kExitOk;
 }

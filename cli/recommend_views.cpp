@@ -20,6 +20,12 @@ std::string Kind(const pricing::RankedOffer& o) {
   return std::string(catalog::PriceKindName(o.offer.kind));
 }
 
+// "+1.2%", "-" (none expected) or "?" (spot or preemptible without interruption data).
+std::string Preemption(const pricing::RankedOffer& o) {
+  if (!o.interruptions_known) return "?";
+  return o.preemption.overhead > 0 ? Number("+%.1f%%", 100 * o.preemption.overhead) : "-";
+}
+
 }  // namespace
 
 std::string RecommendTable(const pricing::Recommendation& r, int top, double epochs) {
@@ -32,7 +38,7 @@ std::string RecommendTable(const pricing::Recommendation& r, int top, double epo
                     std::to_string(o.batch), Number("%.4f", o.offer.price.value()),
                     Number("%.1f", o.epoch.seconds()), Number("%.4g", o.usd_per_epoch.value()),
                     Number("%.3g", o.total_time.hours()), Number("%.4g", o.total_usd.value()),
-                    o.preemption.overhead > 0 ? Number("+%.1f%%", 100 * o.preemption.overhead) : "-",
+                    Preemption(o),
                     o.pareto ? "*" : "", o.source});
   }
   std::string out = RenderTable(rows, {true, false, false, false, false, true, true, true, true,
@@ -40,6 +46,12 @@ std::string RecommendTable(const pricing::Recommendation& r, int top, double epo
   out += std::to_string(r.ranked.size()) + " offers ranked by $/epoch; totals for " +
          Number("%g", epochs) + " epochs under each provider's billing rule; * = Pareto-optimal "
          "(no offer both faster and cheaper).\n";
+  const auto unknown = std::count_if(r.ranked.begin(), r.ranked.end(),
+                                     [](const auto& o) { return !o.interruptions_known; });
+  if (unknown > 0)
+    out += "? = " + std::to_string(unknown) +
+           " spot or preemptible offers without interruption data, ranked as if never interrupted "
+           "(add some: epochcost catalog import FILE --format aws-spot-advisor or interruptions).\n";
   if (!r.dropped.empty()) {
     out += std::to_string(r.dropped.size()) + " machines left out";
     out += " (first: " + r.dropped.front().reason + ")\n";
@@ -67,6 +79,7 @@ std::string RecommendJson(const pricing::Recommendation& r, int top) {
                  {"interruptions_per_hour", o.preemption.rate_per_hour},
                  {"checkpoint_interval_seconds", o.preemption.interval.seconds()},
                  {"preemption_overhead", o.preemption.overhead},
+                 {"interruptions_known", o.interruptions_known},
                  {"pareto", o.pareto},
                  {"source", o.source}});
   }

@@ -1,6 +1,7 @@
 // `epochcost schedule`: the monthly cost of a recurring job on a VM started and stopped on a
 // schedule, against keeping the VM on (pricing/schedule.h, docs/schedule.md).
 #include <iostream>
+#include <optional>
 #include <nlohmann/json.hpp>
 
 #include "catalog/store.h"
@@ -17,7 +18,7 @@ struct ScheduleOptions {
   double disk_gb = 10;
   int scheduler_jobs = 2;
   std::string function_time = "60s";
-  double disk_fee = -1, scheduler_fee = -1, function_fee = -1;
+  std::optional<double> disk_fee, scheduler_fee, function_fee;
   bool json = false;
 };
 
@@ -44,15 +45,15 @@ int Schedule(const ScheduleOptions& o) {
   Result<Seconds> runtime = pricing::ParseDuration(o.runtime, "--runtime");
   if (!runtime.ok()) return ReportError(runtime.status());
   req.runtime = *runtime;
-  if (o.boot != "0s") {
-    Result<Seconds> boot = pricing::ParseDuration(o.boot, "--boot");
+  if (o.boot != "0s" && o.boot != "0") {
+    Result<Seconds> boot = pricing::ParseDuration(o.boot, "--boot-seconds");
     if (!boot.ok()) return ReportError(boot.status());
     req.boot = *boot;
   }
   Result<Seconds> fn = pricing::ParseDuration(o.function_time, "--function-time");
   if (!fn.ok()) return ReportError(fn.status());
   req.function_time = *fn;
-  if (o.disk_gb <= 0 || o.disk_gb > 65536)
+  if (!(o.disk_gb > 0 && o.disk_gb <= 65536))  // NaN fails too
     return ReportError(Status::InvalidArgument("--disk-gb must be from 1 to 65536"));
   if (o.scheduler_jobs < 0 || o.scheduler_jobs > 100)
     return ReportError(Status::InvalidArgument("--scheduler-jobs must be from 0 to 100"));
@@ -92,7 +93,13 @@ int Schedule(const ScheduleOptions& o) {
   req.billing = *rule;
 
   // Fees: the options, else data/fees for the provider and date.
-  const bool all_given = o.disk_fee >= 0 && o.scheduler_fee >= 0 && o.function_fee >= 0;
+  for (const auto& [fee, flag] : {std::pair{o.disk_fee, "--disk-usd-per-gb-month"},
+                                   {o.scheduler_fee, "--scheduler-usd-per-job-month"},
+                                   {o.function_fee, "--function-usd-per-second"}})
+    if (fee && !(*fee >= 0 && *fee <= 1e6))
+      return ReportError(Status::InvalidArgument(std::string(flag) +
+                                                 " must be from 0 to 1e6 dollars"));
+  const bool all_given = o.disk_fee && o.scheduler_fee && o.function_fee;
   if (!all_given) {
     Result<pricing::ScheduleFees> fees = pricing::FeesFor(provider, o.as_of);
     if (!fees.ok())
@@ -101,9 +108,9 @@ int Schedule(const ScheduleOptions& o) {
           "--function-usd-per-second"));
     req.fees = *fees;
   }
-  if (o.disk_fee >= 0) req.fees.disk_usd_per_gb_month = o.disk_fee;
-  if (o.scheduler_fee >= 0) req.fees.scheduler_usd_per_job_month = o.scheduler_fee;
-  if (o.function_fee >= 0) req.fees.function_usd_per_second = o.function_fee;
+  if (o.disk_fee) req.fees.disk_usd_per_gb_month = *o.disk_fee;
+  if (o.scheduler_fee) req.fees.scheduler_usd_per_job_month = *o.scheduler_fee;
+  if (o.function_fee) req.fees.function_usd_per_second = *o.function_fee;
 
   Result<pricing::ScheduleCost> c = pricing::MonthlyScheduleCost(req);
   if (!c.ok()) return ReportError(c.status());

@@ -2,6 +2,7 @@
 // per second within a p95 latency (pricing/serving.h, docs/serving.md).
 #include <fstream>
 #include <iostream>
+#include <optional>
 #include <nlohmann/json.hpp>
 #include <sstream>
 
@@ -20,9 +21,11 @@ struct ServeOptions {
   std::string model, plot;
   MarketInputs market{.selection = {.kinds = "on-demand"}};
   LoweringFlags lowering;
-  double qps = 0, p95_ms = -1, node_efficiency = 0.8;
+  double qps = 0, node_efficiency = 0.8;
+  std::optional<double> p95_ms;
+  std::optional<int> replicas;
   int64_t max_batch = 32;
-  int replicas = 0, top = 20;
+  int top = 20;
   bool json = false, csv = false;
 };
 
@@ -105,13 +108,13 @@ std::string FirstDropped(const pricing::ServingPlan& plan) {
 }
 
 int Serve(const ServeOptions& o) {
-  if (o.qps <= 0 || o.qps > 1e9)
+  if (!(o.qps > 0 && o.qps <= 1e9))  // NaN fails too
     return ReportError(Status::InvalidArgument("--qps must be positive (at most 1e9)"));
-  if (o.p95_ms == 0 || o.p95_ms < -1)
-    return ReportError(Status::InvalidArgument("--p95-ms must be positive"));
+  if (o.p95_ms && !(*o.p95_ms > 0 && *o.p95_ms <= 1e9))
+    return ReportError(Status::InvalidArgument("--p95-ms must be positive (at most 1e9)"));
   if (o.max_batch < 1 || o.max_batch > 4096)
     return ReportError(Status::InvalidArgument("--max-batch must be from 1 to 4096"));
-  if (o.replicas < 0 || o.replicas > 256)
+  if (o.replicas && (*o.replicas < 1 || *o.replicas > 256))
     return ReportError(Status::InvalidArgument("--replicas-per-node must be from 1 to 256"));
   if (o.top < 0) return ReportError(Status::InvalidArgument("--top must not be negative"));
   Result<Model> model = LoadModel(o.model);
@@ -126,9 +129,9 @@ int Serve(const ServeOptions& o) {
   req.gpu_lowering = *gpu;
   req.cpu_lowering.training = req.gpu_lowering.training = false;
   req.qps = o.qps;
-  if (o.p95_ms > 0) req.p95 = Seconds::FromMilliseconds(o.p95_ms);
+  if (o.p95_ms) req.p95 = Seconds::FromMilliseconds(*o.p95_ms);
   req.max_batch = o.max_batch;
-  req.replicas_per_node = o.replicas;
+  req.replicas_per_node = o.replicas.value_or(0);
   req.node_efficiency = o.node_efficiency;
   Result<Market> market = OpenMarket(o.market);
   if (!market.ok()) return ReportError(market.status());
@@ -148,9 +151,9 @@ int Serve(const ServeOptions& o) {
     std::cout << Csv(*plan, top);
   } else {
     std::cout << "Model " << model->name() << ", " << Number("%g", o.qps) << " requests/s"
-              << (o.p95_ms > 0 ? ", p95 <= " + Number("%g", o.p95_ms) + " ms" : "")
+              << (o.p95_ms ? ", p95 <= " + Number("%g", *o.p95_ms) + " ms" : "")
               << ", batches up to " << o.max_batch << ", "
-              << (o.replicas > 0 ? std::to_string(o.replicas) + " replica(s) per node"
+              << (o.replicas ? std::to_string(*o.replicas) + " replica(s) per node"
                                  : "a replica per GPU (per CPU node)")
               << ", each node after the first adds " << Number("%.0f%%", 100 * o.node_efficiency)
               << "\n"
@@ -159,7 +162,8 @@ int Serve(const ServeOptions& o) {
               << " offers can serve it, ranked by monthly cost (730 h); " << plan->dropped.size()
               << " machines cannot"
               << (plan->dropped.empty() ? std::string() : " (first: " + FirstDropped(*plan) + ")")
-              << ".\n";
+              << ".\n"
+              << StaleNote(*market);
   }
   return kExitOk;
 }

@@ -4,10 +4,14 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <map>
 #include <sstream>
 
 namespace epochcost::cli {
 namespace {
+
+// "The newest prices" leave out offers priced only this long before their provider's newest.
+constexpr int kStaleDays = 365;
 
 std::string Lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
@@ -232,6 +236,15 @@ void AddMarketOptions(CLI::App* app, MarketInputs* in, const std::string& kind_h
   app->add_option("--profiles", in->profiles, "Profile database");
 }
 
+std::string StaleNote(const Market& m) {
+  if (m.stale.empty()) return "";
+  const catalog::Offer& first = m.stale.front();
+  return std::to_string(m.stale.size()) + " offers priced only more than a year before their " +
+         "provider's newest prices left out (first: " + first.instance.provider + ":" +
+         first.instance.name + " " + std::string(catalog::PriceKindName(first.kind)) + " in " +
+         first.region + ", " + first.observed_at + "); --as-of DATE ranks past prices.\n";
+}
+
 Result<Market> OpenMarket(const MarketInputs& in) {
   if (!in.selection.as_of.empty()) {
     Status s = catalog::CheckDate(in.selection.as_of);
@@ -244,7 +257,15 @@ Result<Market> OpenMarket(const MarketInputs& in) {
   m.catalog = std::move(*cat);
   Result<std::vector<catalog::Offer>> offers = SelectOffers(*m.catalog, in.selection);
   if (!offers.ok()) return offers.status();
-  m.offers = std::move(*offers);
+  m.offers = catalog::OnePerRegion(std::move(*offers));
+  if (in.selection.as_of.empty()) {
+    Result<catalog::CatalogStats> stats = m.catalog->Stats();
+    if (!stats.ok()) return stats.status();
+    std::map<std::string, std::string> newest;  // provider -> its newest observation
+    for (const catalog::CatalogStats::Row& row : stats->rows)
+      newest[row.provider] = std::max(newest[row.provider], row.newest);
+    m.stale = catalog::TakeStale(&m.offers, newest, kStaleDays);
+  }
   Result<std::unique_ptr<profiler::ProfileStore>> store = profiler::ProfileStore::Open(
       in.profiles.empty() ? profiler::ProfileStore::DefaultPath() : in.profiles);
   if (!store.ok()) return store.status();

@@ -43,7 +43,8 @@ struct OfferSelection {
 Result<std::vector<catalog::Offer>> SelectOffers(const catalog::CatalogStore& catalog,
                                                  const OfferSelection& s);
 
-// What `recommend` and `serve` rank: the selected offers (at a checked --as-of), the measured
+// What `recommend` and `serve` rank: the selected offers (at a checked --as-of), one per
+// instance, region and kind (catalog::OnePerRegion), the measured
 // references, and the calibrations of --framework (an error when it has none stored).
 struct MarketInputs {
   std::string catalog, profiles, framework;  // empty: default paths, no calibration
@@ -53,11 +54,16 @@ struct Market {
   std::unique_ptr<catalog::CatalogStore> catalog;
   std::unique_ptr<profiler::ProfileStore> profiles;
   std::vector<catalog::Offer> offers;
+  // Without --as-of: offers priced more than a year before their provider's newest price, left
+  // out of `offers` (catalog::TakeStale).
+  std::vector<catalog::Offer> stale;
   References refs;
   Corrections corrections;
   std::string calibrated;  // "Calibrated for F: cpu (...); gpu (...)\n", or empty
 };
 Result<Market> OpenMarket(const MarketInputs& in);
+// "N offers priced only before ... left out (...); --as-of DATE ranks past prices.\n", or empty.
+std::string StaleNote(const Market& m);
 // --cloud, --kind (described by `kind_help`), --region, --as-of, --framework, --catalog, --profiles.
 void AddMarketOptions(CLI::App* app, MarketInputs* in, const std::string& kind_help);
 

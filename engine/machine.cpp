@@ -8,39 +8,6 @@
 #include "engine/analysis.h"
 
 namespace epochcost {
-namespace {
-
-bool IsBackward(OpKind k) {
-  switch (k) {
-    case OpKind::kConvBwdData:
-    case OpKind::kConvBwdWeights:
-    case OpKind::kInnerProductBwdData:
-    case OpKind::kInnerProductBwdWeights:
-    case OpKind::kPoolBwd:
-    case OpKind::kBatchNormBwd:
-    case OpKind::kLayerNormBwd:
-    case OpKind::kEltwiseBwd:
-    case OpKind::kSoftmaxBwd:
-    case OpKind::kDropoutBwd:
-    case OpKind::kRnnBwd:
-    case OpKind::kEmbeddingBwd:
-      return true;
-    default:
-      return false;
-  }
-}
-
-// The sources of a step's ops in one phrase: the single source when all agree, else the most
-// expensive op's, "and others".
-std::string Summarise(const EpochPrediction& p) {
-  if (p.ops.empty()) return "";
-  std::string first = p.ops.front().source;
-  for (const OpTiming& t : p.ops)
-    if (t.source != first) return first + " and others";
-  return first;
-}
-
-}  // namespace
 
 Result<const LoweredStep*> LoweringCache::Get(const Model& model,
                                              const LoweringOptions& o) {
@@ -178,7 +145,8 @@ Result<MachinePrediction> PredictOnMachine(const Model& model, LoweringOptions o
                   .kernel_scale = settings.kernel_scale,
                   .dispatch_overlaps = gpu,
                   .samples = settings.samples,
-                  .val_samples = settings.val_samples};
+                  .val_samples = settings.val_samples,
+                  .op_rows = settings.op_rows};
   // Steps are counted at the global batch; each device runs its share of it.
   EpochPrediction p = PredictEpoch(step.train, step.eval, options.batch, times, eo);
   p.steps_per_epoch = (settings.samples + global_batch - 1) / global_batch;
@@ -197,10 +165,7 @@ Result<MachinePrediction> PredictOnMachine(const Model& model, LoweringOptions o
       return Status::NotFound(machine.name + ": no interconnect bandwidth for " +
                               machine.gpu->name + " in data/hardware/gpus.csv");
     out.allreduce = RingAllReduce(grads, n, link, kAllReduceHopLatency);
-    Seconds backward;
-    for (const OpTiming& t : p.ops)
-      if (IsBackward(t.signature.kind)) backward += t.total;
-    out.exposed_allreduce = std::max(Seconds(), out.allreduce - backward);
+    out.exposed_allreduce = std::max(Seconds(), out.allreduce - p.backward);
     // The host: input bytes of a device batch prepared on the vCPUs left after the one that
     // dispatches, then copied over PCIe to each GPU.
     const Bytes input = step.input;
@@ -219,7 +184,7 @@ Result<MachinePrediction> PredictOnMachine(const Model& model, LoweringOptions o
   }
   p.epoch = p.step * static_cast<double>(p.steps_per_epoch) +
             p.eval_step * static_cast<double>(p.eval_steps);
-  out.source = Summarise(p);
+  out.source = p.source;
   out.epoch = std::move(p);
 
   out.memory = step.memory;

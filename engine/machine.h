@@ -85,6 +85,7 @@ struct MachineSettings {
   std::optional<Seconds> per_op_overhead;  // overrides the reference's dispatch cost
   double kernel_scale = 1;                  // a calibration's multiplier on op times
   LoweringCache* cache = nullptr;           // optional
+  bool op_rows = true;  // false: the prediction keeps no per-op rows (ranking many machines)
 
   // Applies a correction: its scale, and its overhead unless one is already set.
   void Apply(const std::optional<KernelCorrection>& c) {

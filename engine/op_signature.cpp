@@ -65,6 +65,26 @@ Result<DType> ParseDt(std::string_view s) {
 
 }  // namespace
 
+bool IsBackward(OpKind k) {
+  switch (k) {
+    case OpKind::kConvBwdData:
+    case OpKind::kConvBwdWeights:
+    case OpKind::kInnerProductBwdData:
+    case OpKind::kInnerProductBwdWeights:
+    case OpKind::kPoolBwd:
+    case OpKind::kBatchNormBwd:
+    case OpKind::kLayerNormBwd:
+    case OpKind::kEltwiseBwd:
+    case OpKind::kSoftmaxBwd:
+    case OpKind::kDropoutBwd:
+    case OpKind::kRnnBwd:
+    case OpKind::kEmbeddingBwd:
+      return true;
+    default:
+      return false;
+  }
+}
+
 std::string_view OpKindName(OpKind k) {
   for (const auto& [kind, name] : kOpKinds)
     if (kind == k) return name;

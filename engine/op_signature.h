@@ -49,6 +49,8 @@ enum class OpKind {
 };
 
 std::string_view OpKindName(OpKind k);
+// A backward-data or backward-weights op (what a data-parallel all-reduce can overlap).
+bool IsBackward(OpKind k);
 Result<OpKind> ParseOpKind(std::string_view name);
 
 struct OpSignature {

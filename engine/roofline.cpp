@@ -64,9 +64,11 @@ bool Roofline::Supports(DType precision) const {
 }
 
 Seconds Roofline::Bound(const OpSignature& sig) const {
-  const Seconds compute = sig.flops() / Peak(sig);
-  const Seconds memory = sig.bytes() / bandwidth;
-  return std::max(compute, memory);
+  return Bound(sig, sig.flops(), sig.bytes());
+}
+
+Seconds Roofline::Bound(const OpSignature& sig, Flops flops, Bytes bytes) const {
+  return std::max(flops / Peak(sig), bytes / bandwidth);
 }
 
 Roofline GpuRoofline(const GpuSpec& g) {

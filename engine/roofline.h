@@ -32,6 +32,8 @@ struct Roofline {
   bool Supports(DType precision) const;
   // max(FLOPs / Peak, bytes / bandwidth).
   Seconds Bound(const OpSignature& sig) const;
+  // The same with the signature's FLOPs and bytes already counted.
+  Seconds Bound(const OpSignature& sig, Flops flops, Bytes bytes) const;
 };
 
 // From the spec tables. A GPU's latency is left 0 for the caller to set (launch and kernel floor

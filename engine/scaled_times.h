@@ -13,7 +13,9 @@
 #include <array>
 #include <map>
 #include <memory>
+#include <mutex>
 #include <string>
+#include <unordered_map>
 #include <vector>
 
 #include "engine/parallel.h"
@@ -53,13 +55,21 @@ class ReferenceEfficiencies {
   explicit ReferenceEfficiencies(ReferenceDevice reference);
   const ReferenceDevice& device() const { return ref_; }
 
-  // The efficiency lent to `sig` and where it came from ("measured", "nearest", "class",
-  // "analytic": the default for a target of `kind`).
+  // The efficiency lent to `sig` and where it came from ("measured", "nearest", "nearest rnn":
+  // a recurrent layer's nearest, scaled by its per-step product's, "class", "analytic": the
+  // default for a target of `kind`), with the source line a time scaled with it
+  // carries and the signature's FLOPs and bytes.
   struct Lent {
     double efficiency = 0;
     std::string how;
+    std::string source;  // "scaled from NAME (DATE)[, HOW op's efficiency]", "analytic (...)"
+    Flops flops;
+    Bytes bytes;
   };
   Lent For(const OpSignature& sig, DeviceKind kind) const;
+  // For(), remembered: it depends on the signature and the target's kind only, and `recommend`
+  // asks it again for every machine it scales to. Thread-safe.
+  const Lent& Remembered(const OpSignature& sig, DeviceKind kind) const;
 
  private:
   double EfficiencyOf(const MeasuredOp& m) const;
@@ -68,12 +78,17 @@ class ReferenceEfficiencies {
     double log_flops = 0;
     double log_bytes = 0;
     double efficiency = 0;
+    size_t op = 0;  // into ref_.ops
   };
+  // The measured op of the same kind and precision nearest in log FLOPs and bytes, or null.
+  const Indexed* Nearest(const OpSignature& sig) const;
   ReferenceDevice ref_;
   std::vector<Indexed> index_;
   std::map<std::string, size_t> by_signature_;
   std::map<std::string, std::vector<size_t>> by_kind_;  // "kind dtype" -> ops
   std::map<std::string, double> class_median_;          // "class dtype" -> efficiency
+  mutable std::mutex remembered_mutex_;
+  mutable std::unordered_map<std::string, Lent> remembered_;  // kind + signature -> For()
 };
 
 class ScaledTimes : public OpTimeSource {
@@ -82,8 +97,8 @@ class ScaledTimes : public OpTimeSource {
   ScaledTimes(std::shared_ptr<const ReferenceEfficiencies> reference, TargetDevice target);
   std::optional<OpTime> Find(const OpSignature& sig, int threads) const override;
 
-  ReferenceEfficiencies::Lent EfficiencyFor(const OpSignature& sig) const {
-    return ref_->For(sig, target_.roofline.kind);
+  const ReferenceEfficiencies::Lent& EfficiencyFor(const OpSignature& sig) const {
+    return ref_->Remembered(sig, target_.roofline.kind);
   }
 
  private:

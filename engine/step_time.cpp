@@ -6,10 +6,19 @@
 namespace epochcost {
 namespace {
 
-Seconds Sum(const StepOps& ops, const OpTimeSource& times, const EpochOptions& o,
+// What summing a step's ops gives besides the rows.
+struct StepSum {
+  Seconds total, backward;
+  std::string source;  // the most expensive op's (the first of equals)
+  Seconds largest;
+  bool mixed = false;  // sources differ
+};
+
+StepSum Sum(const StepOps& ops, const OpTimeSource& times, const EpochOptions& o,
             std::vector<OpTiming>* rows, std::vector<OpSignature>* missing,
             std::set<std::string>* seen_missing) {
-  Seconds total;
+  StepSum sum;
+  bool first = true;
   for (const StepOp& op : ops.ops) {
     std::optional<OpTime> t = times.Find(op.signature, o.threads);
     if (!t) {
@@ -22,10 +31,17 @@ Seconds Sum(const StepOps& ops, const OpTimeSource& times, const EpochOptions& o
     const Seconds each = o.dispatch_overlaps ? std::max(kernel, o.per_op_overhead)
                                              : kernel + o.per_op_overhead;
     const Seconds cost = each * op.count;
-    total += cost;
+    sum.total += cost;
+    if (IsBackward(op.signature.kind)) sum.backward += cost;
+    if (!first && t->source != sum.source) sum.mixed = true;
+    if (first || cost > sum.largest) {
+      sum.largest = cost;
+      sum.source = t->source;
+    }
+    first = false;
     if (rows) rows->push_back({op.signature, op.count, t->median, cost, t->source, op.layers});
   }
-  return total;
+  return sum;
 }
 
 }  // namespace
@@ -34,12 +50,18 @@ EpochPrediction PredictEpoch(const StepOps& train, const StepOps& eval, int64_t 
                              const OpTimeSource& times, const EpochOptions& options) {
   EpochPrediction p;
   std::set<std::string> seen;
-  p.step = Sum(train, times, options, &p.ops, &p.missing, &seen);
-  std::sort(p.ops.begin(), p.ops.end(),
-            [](const OpTiming& a, const OpTiming& b) { return a.total > b.total; });
+  const StepSum train_sum =
+      Sum(train, times, options, options.op_rows ? &p.ops : nullptr, &p.missing, &seen);
+  p.step = train_sum.total;
+  p.backward = train_sum.backward;
+  p.source = train_sum.mixed ? train_sum.source + " and others" : train_sum.source;
+  std::stable_sort(p.ops.begin(), p.ops.end(),
+                   [](const OpTiming& a, const OpTiming& b) { return a.total > b.total; });
   p.steps_per_epoch = (options.samples + batch - 1) / batch;
   if (options.val_samples > 0) {
-    p.eval_step = Sum(eval, times, options, &p.eval_ops, &p.missing, &seen);
+    p.eval_step =
+        Sum(eval, times, options, options.op_rows ? &p.eval_ops : nullptr, &p.missing, &seen)
+            .total;
     p.eval_steps = (options.val_samples + batch - 1) / batch;
   }
   p.epoch = p.step * static_cast<double>(p.steps_per_epoch) +

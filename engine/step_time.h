@@ -34,6 +34,8 @@ struct EpochOptions {
   bool dispatch_overlaps = false;  // a GPU: the dispatch of one op overlaps the work of another
   int64_t samples = 0;      // training samples per epoch
   int64_t val_samples = 0;  // validation samples per epoch (forward only)
+  bool op_rows = true;  // false: only the totals, the backward time and the sources' summary
+                        // (what ranking many machines needs; each row copies its signature)
 };
 
 struct OpTiming {
@@ -51,6 +53,9 @@ struct EpochPrediction {
   int64_t steps_per_epoch = 0;
   int64_t eval_steps = 0;
   Seconds epoch;
+  Seconds backward;    // the training step's backward ops (IsBackward)
+  std::string source;  // the training ops' sources: the one all share, else the most
+                       // expensive op's, "and others"
   std::vector<OpTiming> ops;         // of the training step, largest total first
   std::vector<OpTiming> eval_ops;    // of the validation step, in lowering order
   std::vector<OpSignature> missing;  // signatures with no measurement

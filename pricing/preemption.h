@@ -4,7 +4,7 @@
 // lifetime (GCE preemptible: stopped within 24 h, so at least one interruption per 24 h). With a
 // checkpoint written in C seconds every τ seconds, the expected time lost per second of work is
 // C/τ + λ(τ/2 + R): the checkpoints, half an interval of work redone per interruption, and the
-// restart R. τ is Young/Daly's √(2C/λ) unless given. docs/recommend.md has the priors.
+// restart R. τ is Young/Daly's √(2C/λ) unless given. docs/cross-device.md has the priors.
 #ifndef EPOCHCOST_PRICING_PREEMPTION_H_
 #define EPOCHCOST_PRICING_PREEMPTION_H_
 

@@ -59,7 +59,8 @@ Result<Recommendation> Recommend(
     MachineSettings s{.samples = r.samples,
                       .val_samples = r.val_samples,
                       .per_op_overhead = r.per_op_overhead,
-                      .cache = &lowerings};
+                      .cache = &lowerings,
+                      .op_rows = false};
     s.Apply(r.corrections.For(gpu));
     return s;
   };
@@ -126,6 +127,7 @@ Result<Recommendation> Recommend(
     if (offer.kind != catalog::PriceKind::kOnDemand) {
       Result<std::optional<catalog::Interruption>> i = interruptions(offer);
       if (!i.ok()) return i.status().WithContext(name);
+      ro.interruptions_known = i->has_value();
       if (*i) {
         Result<double> got = InterruptionsPerHour(**i);
         if (!got.ok()) return got.status().WithContext(name);

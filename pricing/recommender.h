@@ -44,6 +44,9 @@ struct RankedOffer {
   Seconds total_time;     // for all epochs, with interruptions
   Usd total_usd;          // billed by the provider's rule
   PreemptionCost preemption;
+  // False for a spot or preemptible offer the catalog has no interruption data for: it is ranked
+  // as if never interrupted, and the views say so.
+  bool interruptions_known = true;
   Seconds baseline_epoch;  // --batch auto: the epoch at the requested batch, for comparison
   std::string source;
   bool pareto = false;

@@ -11,6 +11,7 @@
 #include <limits>
 #include <memory>
 #include <random>
+#include <string>
 #include <vector>
 
 #include "engine/eager_optimizer.h"
@@ -191,23 +192,50 @@ Result<std::function<void()>> Optimizer(const OpSignature& s) {
   });
 }
 
+// The system BLAS (libblas.so.3, the alternative Debian's PyTorch links), opened the first time a
+// product is profiled instead of linked: OpenBLAS starts its thread pool when loaded, and the
+// idle workers spin in sched_yield, which took 18% of the CPU samples of `recommend resnet50`, a
+// run that multiplies nothing (perf, development CPU, 2026-11-23).
+struct SystemBlas {
+  decltype(&::cblas_sgemm) sgemm = nullptr;
+  void (*set_threads)(int) = nullptr;  // openblas_set_num_threads; null for another BLAS
+};
+
+Result<const SystemBlas*> LoadSystemBlas() {
+  static SystemBlas blas;
+  static Status loaded = [] {
+    void* lib = nullptr;
+    std::string why = "not found";
+    for (const char* path : {"libblas.so.3", EPOCHCOST_BLAS_PATH}) {
+      if (*path == '\0') continue;
+      lib = dlopen(path, RTLD_NOW | RTLD_LOCAL);
+      if (lib) break;
+      if (const char* e = dlerror()) why = e;
+    }
+    if (!lib) return Status::Unsupported("cannot load the system BLAS (libblas.so.3): " + why);
+    blas.sgemm = reinterpret_cast<decltype(blas.sgemm)>(dlsym(lib, "cblas_sgemm"));
+    blas.set_threads = reinterpret_cast<void (*)(int)>(dlsym(lib, "openblas_set_num_threads"));
+    if (!blas.sgemm) return Status::Unsupported("the system BLAS (libblas.so.3) lacks cblas_sgemm");
+    return Status::Ok();
+  }();  // thread-safe once: a static's initialiser
+  if (!loaded.ok()) return loaded;
+  return &blas;
+}
+
 // OpenBLAS starts a thread per core unless told otherwise, and PyTorch's set_num_threads does not
 // reach it; the measured thread count is OpenMP's here, so OpenBLAS gets the same. Another BLAS
 // (the reference one) has no threads to set. It is called inside each timed call: so timed, the
 // 2-thread addmm matches PyTorch's 4.0 ms on the development CPU; set once before timing it takes
 // 1.0 ms (docs/accuracy.md: why PyTorch pays it is not established).
-void SetBlasThreads() {
-  using SetThreads = void (*)(int);
-  static const auto set =
-      reinterpret_cast<SetThreads>(dlsym(RTLD_DEFAULT, "openblas_set_num_threads"));
-  if (set) set(omp_get_max_threads());
+void SetBlasThreads(const SystemBlas& blas) {
+  if (blas.set_threads) blas.set_threads(omp_get_max_threads());
 }
 
 // at::native addmm/mm on fp32 CPU tensors: cpublas::gemm, i.e. the system BLAS's sgemm. A dense
 // layer y = x W^T + b is addmm: the bias broadcast into y (a copy), then sgemm accumulating into
 // it; its data gradient dx = dy W and weight gradient dW = dy^T x are mm, the bias gradient
 // dy.sum(0) a reduction.
-std::function<void()> InnerProduct(const OpSignature& s) {
+std::function<void()> InnerProduct(const OpSignature& s, const SystemBlas& blas) {
   const int64_t mb = s.dim("mb"), ic = s.dim("ic"), oc = s.dim("oc");
   const bool bias = s.dim("bias") != 0;
   auto x = Make(mb * ic, 0.01f), w = Make(oc * ic, 0.01f), y = Make(mb * oc, 0.f);
@@ -216,25 +244,25 @@ std::function<void()> InnerProduct(const OpSignature& s) {
   switch (s.kind) {
     case OpKind::kInnerProductFwd:
       return [=] {
-        SetBlasThreads();
+        SetBlasThreads(blas);
         float* out = y->data();
         if (bias) {
 #pragma omp parallel for if (mb * oc >= kGrainSize)
           for (int64_t r = 0; r < mb; ++r) std::memcpy(out + r * oc, b->data(), oc * sizeof(float));
         }
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, n, k, 1.f, x->data(), k, w->data(),
+        blas.sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, n, k, 1.f, x->data(), k, w->data(),
                     k, bias ? 1.f : 0.f, out, n);
       };
     case OpKind::kInnerProductBwdData:
       return [=] {
-        SetBlasThreads();
-        cblas_sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, k, n, 1.f, y->data(), n,
+        SetBlasThreads(blas);
+        blas.sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, k, n, 1.f, y->data(), n,
                     w->data(), k, 0.f, x->data(), k);
       };
     default:
       return [=] {
-        SetBlasThreads();
-        cblas_sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, n, k, m, 1.f, y->data(), n, x->data(),
+        SetBlasThreads(blas);
+        blas.sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, n, k, m, 1.f, y->data(), n, x->data(),
                     k, 0.f, w->data(), k);
         if (!bias) return;
         float* db = b->data();
@@ -268,7 +296,11 @@ Result<std::function<void()>> AtenKernel(const OpSignature& sig) {
     case OpKind::kInnerProductBwdWeights:
       if (sig.dim("mb") > INT32_MAX || sig.dim("ic") > INT32_MAX || sig.dim("oc") > INT32_MAX)
         return Status::Unsupported(sig.ToString() + ": BLAS sizes are 32-bit");
-      return InnerProduct(sig);
+      {
+        Result<const SystemBlas*> blas = LoadSystemBlas();
+        if (!blas.ok()) return blas.status().WithContext(sig.ToString());
+        return InnerProduct(sig, **blas);
+      }
     default:
       return Status::Unsupported(sig.ToString() +
                                  ": aten=1 is for inner products, max pooling, "

@@ -97,6 +97,39 @@ TEST_F(CatalogTest, SeedHasThreeCloudsAndTheBenchmarksPrices) {
   EXPECT_TRUE(store_->Offers({.instance = "p2.xlarge", .as_of = "2016-01-01"})->empty());
 }
 
+// Regression: `serve mnist_mlp --cloud gcp` listed gcp:n1-standard-1 us-central1 on_demand five
+// times (four zones and a 2017 region-wide price), crowding distinct machines out of the top rows.
+TEST(OnePerRegionTest, NewestThenCheapestZone) {
+  auto offer = [](std::string name, std::string zone, PriceKind kind, double usd,
+                  std::string date) {
+    Offer o;
+    o.instance.provider = "gcp";
+    o.instance.name = std::move(name);
+    o.region = "us-central1";
+    o.zone = std::move(zone);
+    o.kind = kind;
+    o.price = UsdPerHour::FromDollarsPerHour(usd);
+    o.observed_at = std::move(date);
+    return o;
+  };
+  const std::vector<Offer> kept = OnePerRegion({
+      offer("n1-standard-1", "", PriceKind::kOnDemand, 0.0400, "2017-11-01"),
+      offer("n1-standard-1", "us-central1-a", PriceKind::kOnDemand, 0.0475, "2026-11-22"),
+      offer("n1-standard-1", "us-central1-b", PriceKind::kSpot, 0.0170, "2026-11-22"),
+      offer("n1-standard-1", "us-central1-c", PriceKind::kSpot, 0.0160, "2026-11-22"),
+      offer("n1-standard-1", "us-central1-f", PriceKind::kSpot, 0.0160, "2026-11-22"),
+      offer("n1-standard-2", "us-central1-a", PriceKind::kOnDemand, 0.0950, "2026-11-22"),
+  });
+  ASSERT_EQ(kept.size(), 3u);
+  // The newest price wins over an older, cheaper one.
+  EXPECT_EQ(kept[0].zone, "us-central1-a");
+  EXPECT_DOUBLE_EQ(kept[0].price.dollars_per_hour(), 0.0475);
+  // The cheapest zone; the first of two equally cheap.
+  EXPECT_EQ(kept[1].kind, PriceKind::kSpot);
+  EXPECT_EQ(kept[1].zone, "us-central1-c");
+  EXPECT_EQ(kept[2].instance.name, "n1-standard-2");
+}
+
 TEST_F(CatalogTest, GcpGpusComposeWithHostsWithinVcpuLimits) {
   Result<std::vector<Offer>> v100 =
       store_->Offers({.cloud = "gcp", .gpu = "V100", .kind = PriceKind::kOnDemand});

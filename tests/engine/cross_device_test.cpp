@@ -59,6 +59,32 @@ TEST(ScaledTimesTest, SameDeviceGivesTheMeasurementAndFasterDeviceScales) {
                    DefaultEfficiency(DeviceKind::kGpu, OpClass::kMemory));
 }
 
+// A recurrent layer larger than any measured one: the nearest layer's efficiency (0.1) times
+// the efficiency of a product of its per-step shape (0.6) over that of the measured layer's (0.2).
+TEST(ScaledTimesTest, RecurrentLayerScalesWithItsPerStepProduct) {
+  const Roofline r = Device(10, 100, 0);
+  auto at = [&](const char* text, double efficiency) {
+    const OpSignature s = Sig(text);
+    return MeasuredOp{s, r.Bound(s) / efficiency};
+  };
+  const ReferenceDevice ref{"Ref GPU", "2026-01-02", r,
+                            {at("rnn_fwd dt=f32 alg=lstm dirs=1 hc=128 ic=57 mb=128 t=40", 0.1),
+                             at("ip_fwd dt=f32 bias=0 ic=185 mb=128 oc=512", 0.2),
+                             at("ip_fwd dt=f32 bias=0 ic=1750 mb=100 oc=2600", 0.6)}};
+  auto lent = std::make_shared<const ReferenceEfficiencies>(ref);
+  const ScaledTimes there(lent, TargetDevice{Device(5, 50, 0), 1, {}});
+  const ReferenceEfficiencies::Lent& big =
+      there.EfficiencyFor(Sig("rnn_fwd dt=f32 alg=lstm dirs=1 hc=650 ic=1100 mb=100 t=35"));
+  EXPECT_EQ(big.how, "nearest rnn");
+  EXPECT_NEAR(big.efficiency, 0.1 * 0.6 / 0.2, 1e-9);
+  EXPECT_EQ(big.source, "scaled from Ref GPU (2026-01-02), nearest op's efficiency scaled to its "
+                        "step's product");
+  // The measured layer keeps its own.
+  EXPECT_NEAR(there.EfficiencyFor(Sig("rnn_fwd dt=f32 alg=lstm dirs=1 hc=128 ic=57 mb=128 t=40"))
+                  .efficiency,
+              0.1, 1e-9);
+}
+
 TEST(UslTest, FitsAlphaAndBetaExactlyFromThreePoints) {
   const Usl truth{0.05, 0.001, ""};
   std::vector<SpeedupPoint> pts;
@@ -104,6 +130,37 @@ TEST(MachineTest, SmallModelOnSeveralGpusIsNoFasterThanOnOne) {
   EXPECT_GE(four->epoch.epoch.seconds(), 0.9 * one->epoch.epoch.seconds());
   EXPECT_EQ(one->epoch.steps_per_epoch, 469);
   EXPECT_EQ(four->epoch.steps_per_epoch, 469);
+}
+
+// `recommend` and `serve` predict without per-op rows (op_rows = false, 4x faster over the
+// shipped catalog); the totals, backward time, all-reduce and source must not change.
+TEST(MachineTest, PredictionWithoutOpRowsIsTheSame) {
+  Result<Model> model = LoadZooModel("cifar10_cnn");
+  ASSERT_TRUE(model.ok());
+  Machine m;
+  m.gpu = *FindGpu("V100");
+  m.gpus = 2;
+  m.vcpus = 16;
+  const LoweringOptions o{.batch = 64, .rnn = RnnLowering::kFused};
+  MachineSettings s{.samples = 50000, .val_samples = 10000};
+  Result<MachinePrediction> rows = PredictOnMachine(*model, o, m, {}, s);
+  s.op_rows = false;
+  Result<MachinePrediction> bare = PredictOnMachine(*model, o, m, {}, s);
+  ASSERT_TRUE(rows.ok() && bare.ok());
+  EXPECT_FALSE(rows->epoch.ops.empty());
+  EXPECT_TRUE(bare->epoch.ops.empty());
+  EXPECT_TRUE(bare->epoch.eval_ops.empty());
+  EXPECT_EQ(bare->epoch.epoch, rows->epoch.epoch);
+  EXPECT_EQ(bare->epoch.eval_step, rows->epoch.eval_step);
+  EXPECT_EQ(bare->exposed_allreduce, rows->exposed_allreduce);
+  EXPECT_EQ(bare->source, rows->source);
+  Seconds backward;
+  for (const OpTiming& t : rows->epoch.ops)
+    if (IsBackward(t.signature.kind)) backward += t.total;
+  EXPECT_GT(backward.seconds(), 0);
+  EXPECT_NEAR(bare->epoch.backward.seconds(), backward.seconds(), 1e-12 * backward.seconds());
+  // The source of the most expensive op leads the summary.
+  EXPECT_EQ(rows->source.rfind(rows->epoch.ops.front().source, 0), 0u) << rows->source;
 }
 
 TEST(MachineTest, PrecisionTheGpuLacksIsRefused) {

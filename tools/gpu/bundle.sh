@@ -12,10 +12,20 @@ stage=$(mktemp -d)
 mkdir -p "$stage/bin" "$stage/lib" .devbin
 strip -o "$stage/bin/epochcost" "$build/cli/epochcost"
 strip -o "$stage/bin/profiler_tests" "$build/tests/profiler_tests"
+# The system BLAS is opened at run time (profiler/cpu/aten_kernels.cpp), so ldd of epochcost does
+# not list it: it and its own dependencies are found through the loader cache.
+blas=$(ldconfig -p | awk '$1 == "libblas.so.3" && /x86-64/ {print $NF; exit}')
+[ -n "$blas" ] || { echo "bundle.sh: libblas.so.3 not installed (libblas-dev)" >&2; exit 1; }
+path_of() {
+  { ldd "$build/cli/epochcost"; ldd "$blas"; echo "libblas.so.3 => $blas"; } |
+    awk -v l="$1" '$1 == l {print $3; exit}'
+}
 for lib in libdnnl.so.2 libonnx.so.1 libonnx_proto.so.1 libprotobuf.so.32 libsqlite3.so.0 \
            libgomp.so.1 libOpenCL.so.1 libblas.so.3 libopenblas.so.0 libgfortran.so.5 \
            libquadmath.so.0; do
-  cp -L "$(ldd "$build/cli/epochcost" | awk -v l="$lib" '$1 == l {print $3}')" "$stage/lib/$lib"
+  path=$(path_of "$lib")
+  [ -n "$path" ] || { echo "bundle.sh: cannot find $lib" >&2; exit 1; }
+  cp -L "$path" "$stage/lib/$lib"
 done
 tar -C "$stage" -cJf .devbin/bundle.tar.xz bin lib
 rm -rf "$stage"
