@@ -2,6 +2,8 @@
 # Compares `epochcost predict --on local-cpu` with real PyTorch training steps on this machine for
 # the given zoo models and thread counts; prints a Markdown table (docs/accuracy.md).
 # Usage: tools/reference/compare_local.sh [BUILD_DIR] (models and threads below)
+# TORCH_LD_PRELOAD=/usr/lib/x86_64-linux-gnu/libjemalloc.so.2 runs PyTorch (only) with another
+# allocator, as PyTorch's CPU performance guide recommends (Debian: apt-get install libjemalloc2).
 set -euo pipefail
 cd "$(dirname "$0")/../.."
 bin=${1:-build}/cli/epochcost
@@ -14,7 +16,7 @@ for m in $models; do
     pred=$("$bin" predict "$m" --on local-cpu --threads "$t" --json |
            /usr/bin/python3 -c 'import json,sys; j=json.load(sys.stdin); print(j["step_seconds"]*1e3, j["batch"])')
     read -r pred_ms batch <<<"$pred"
-    real=$(/usr/bin/python3 tools/reference/torch_step.py "data/models/$m.json" --threads "$t" --steps 50)
+    real=$(env ${TORCH_LD_PRELOAD:+LD_PRELOAD="$TORCH_LD_PRELOAD"} /usr/bin/python3 tools/reference/torch_step.py "data/models/$m.json" --threads "$t" --steps 50)
     med=$(sed -E 's/.*median_ms=([0-9.]+).*/\1/' <<<"$real")
     p10=$(sed -E 's/.*p10_ms=([0-9.]+).*/\1/' <<<"$real")
     p90=$(sed -E 's/.*p90_ms=([0-9.]+).*/\1/' <<<"$real")
