@@ -51,8 +51,12 @@ Result<Prediction> Predictor::Predict(const PredictionRequest& r) {
     const std::string name = r.on.substr(7);
     Result<std::vector<profiler::Fingerprint>> devices = profiles_->Devices();
     if (!devices.ok()) return devices.status();
+    // Several devices can share a model string (the same "AMD EPYC" with and without AVX-512):
+    // "device:MODEL [ISA]" picks one by the ISA `profile list` shows; "device:MODEL" the first
+    // stored (the shipped profiles load in file-name order).
     for (const profiler::Fingerprint& d : *devices)
-      if (d.model == name) return PredictMeasured(r, *model, d);
+      if (d.model == name || d.model + " [" + d.isa + "]" == name)
+        return PredictMeasured(r, *model, d);
     return Status::NotFound("--on " + r.on + ": no profiled device '" + name +
                             "' in the profile store (see `epochcost profile list`)");
   }

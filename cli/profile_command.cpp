@@ -247,7 +247,7 @@ int List(const ProfileOptions& o) {
   Result<std::vector<profiler::Fingerprint>> devices = (*store)->Devices();
   if (!devices.ok()) return ReportError(devices.status());
   std::vector<std::vector<std::string>> rows = {
-      {"Kind", "Device", "Measurements", "Threads", "Measured", "Library"}};
+      {"Kind", "Device", "ISA", "Measurements", "Threads", "Measured", "Library"}};
   for (const profiler::Fingerprint& d : *devices) {
     Result<std::vector<profiler::StoredMeasurement>> ms = (*store)->Measurements(d);
     if (!ms.ok()) return ReportError(ms.status());
@@ -260,10 +260,10 @@ int List(const ProfileOptions& o) {
     }
     std::string t;
     for (int n : threads) t += (t.empty() ? "" : ",") + std::to_string(n);
-    rows.push_back({d.kind, d.model, std::to_string(ms->size()), t,
+    rows.push_back({d.kind, d.model, d.isa.empty() ? "-" : d.isa, std::to_string(ms->size()), t,
                     first == last ? first : first + ".." + last, d.library});
   }
-  std::cout << RenderTable(rows, {false, false, true, false, false, false});
+  std::cout << RenderTable(rows, {false, false, false, true, false, false, false});
   Result<std::vector<profiler::StoredCalibration>> cs = (*store)->Calibrations();
   if (!cs.ok()) return ReportError(cs.status());
   if (cs->empty()) return kExitOk;
