@@ -454,23 +454,31 @@ Result<std::optional<Interruption>> CatalogStore::InterruptionFor(const std::str
                                                                   const std::string& instance,
                                                                   const std::string& region,
                                                                   PriceKind kind) const {
-  Result<Statement> q = db_->Prepare(
-      "SELECT instance, region, frequency_band, max_lifetime_hours, observed_at, source FROM "
-      "interruptions WHERE provider = ?1 AND kind = ?4 AND instance IN (?2, '*') AND "
-      "region IN (?3, '*') ORDER BY instance = '*', region = '*' LIMIT 1");
-  if (!q.ok()) return q.status();
+  if (!interruption_query_) {
+    Result<Statement> prepared = db_->Prepare(
+        "SELECT instance, region, frequency_band, max_lifetime_hours, observed_at, source FROM "
+        "interruptions WHERE provider = ?1 AND kind = ?4 AND instance IN (?2, '*') AND "
+        "region IN (?3, '*') ORDER BY instance = '*', region = '*' LIMIT 1");
+    if (!prepared.ok()) return prepared.status();
+    interruption_query_.emplace(std::move(*prepared));
+  }
+  Statement* q = &*interruption_query_;
+  q->Reset();
   q->Bind(1, provider).Bind(2, instance).Bind(3, region).Bind(4, std::string(PriceKindName(kind)));
   Result<bool> row = q->Step();
+  std::optional<Interruption> found;
+  if (row.ok() && *row)
+    found = Interruption{.provider = provider,
+                         .instance = q->Text(0),
+                         .region = q->Text(1),
+                         .kind = kind,
+                         .frequency_band = q->Text(2),
+                         .max_lifetime_hours = q->Double(3),
+                         .observed_at = q->Text(4),
+                         .source = q->Text(5)};
+  q->Reset();  // ends the read, so no statement stays open between calls
   if (!row.ok()) return row.status();
-  if (!*row) return std::optional<Interruption>();
-  return std::optional<Interruption>(Interruption{.provider = provider,
-                                                  .instance = q->Text(0),
-                                                  .region = q->Text(1),
-                                                  .kind = kind,
-                                                  .frequency_band = q->Text(2),
-                                                  .max_lifetime_hours = q->Double(3),
-                                                  .observed_at = q->Text(4),
-                                                  .source = q->Text(5)});
+  return found;
 }
 
 Result<CatalogStats> CatalogStore::Stats() const {
