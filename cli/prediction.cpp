@@ -53,7 +53,7 @@ Result<Prediction> Predictor::Predict(const PredictionRequest& r) {
     if (!devices.ok()) return devices.status();
     // Several devices can share a model string (the same "AMD EPYC" with and without AVX-512):
     // "device:MODEL [ISA]" picks one by the ISA `profile list` shows; "device:MODEL" the first
-    // stored (the shipped profiles load in file-name order).
+    // in the store's order (by the text "kind|model|ISA|library", as `profile list` lists them).
     for (const profiler::Fingerprint& d : *devices)
       if (d.model == name || d.model + " [" + d.isa + "]" == name)
         return PredictMeasured(r, *model, d);
