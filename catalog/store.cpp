@@ -460,10 +460,9 @@ Result<std::optional<Interruption>> CatalogStore::InterruptionFor(const std::str
         "interruptions WHERE provider = ?1 AND kind = ?4 AND instance IN (?2, '*') AND "
         "region IN (?3, '*') ORDER BY instance = '*', region = '*' LIMIT 1");
     if (!prepared.ok()) return prepared.status();
-    interruption_query_.emplace(std::move(*prepared));
+    interruption_query_ = std::make_unique<Statement>(std::move(*prepared));
   }
-  Statement* q = &*interruption_query_;
-  q->Reset();
+  Statement* q = interruption_query_.get();
   q->Bind(1, provider).Bind(2, instance).Bind(3, region).Bind(4, std::string(PriceKindName(kind)));
   Result<bool> row = q->Step();
   std::optional<Interruption> found;

@@ -13,9 +13,11 @@
 
 #include "catalog/gcp_gpus.h"
 #include "catalog/records.h"
-#include "catalog/sqlite.h"
 
 namespace epochcost::catalog {
+
+class Database;
+class Statement;
 
 struct OfferFilter {
   std::string cloud;     // provider, or empty for all
@@ -90,7 +92,7 @@ class CatalogStore {
   std::unique_ptr<Database> db_;
   // InterruptionFor runs once per ranked offer (thousands per recommend): its statement is
   // prepared once and reset between calls (preparing it each time was 12% of recommend's time).
-  mutable std::optional<Statement> interruption_query_;
+  mutable std::unique_ptr<Statement> interruption_query_;
 };
 
 }  // namespace epochcost::catalog

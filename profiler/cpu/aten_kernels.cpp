@@ -247,10 +247,14 @@ std::function<void()> InnerProduct(const OpSignature& s, const SystemBlas& blas)
   // whose first sgemm it was, 0.50 ms after one forward product of the layer, and PyTorch's 0.44
   // ms (docs/accuracy.md; the mechanism inside OpenBLAS was not found). So the gradients are
   // timed after one untimed forward product, as in the framework's process.
+  // y = x W^T + beta y.
+  auto forward_product = [=](float beta) {
+    blas.sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, n, k, 1.f, x->data(), k, w->data(), k,
+               beta, y->data(), n);
+  };
   if (s.kind != OpKind::kInnerProductFwd) {
     SetBlasThreads(blas);
-    blas.sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, n, k, 1.f, x->data(), k, w->data(), k,
-               0.f, y->data(), n);
+    forward_product(0.f);
   }
   switch (s.kind) {
     case OpKind::kInnerProductFwd:
@@ -261,8 +265,7 @@ std::function<void()> InnerProduct(const OpSignature& s, const SystemBlas& blas)
 #pragma omp parallel for if (mb * oc >= kGrainSize)
           for (int64_t r = 0; r < mb; ++r) std::memcpy(out + r * oc, b->data(), oc * sizeof(float));
         }
-        blas.sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, n, k, 1.f, x->data(), k, w->data(),
-                    k, bias ? 1.f : 0.f, out, n);
+        forward_product(bias ? 1.f : 0.f);
       };
     case OpKind::kInnerProductBwdData:
       return [=] {
