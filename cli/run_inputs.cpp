@@ -30,6 +30,8 @@ void AddRunInputOptions(CLI::App* app, RunInputs* in) {
   app->add_option("--gpus", k.gpus, "Keras logs: GPUs");
   app->add_option("--precision", k.precision, "Keras logs: precision (default fp32)");
   app->add_option("--optimizer", k.optimizer, "Keras logs: optimizer (default: the model's)");
+  app->add_option("--rnn", k.rnn,
+                  "Keras logs: how recurrent layers ran, unrolled or fused (default: as predict)");
   app->add_option("--elapsed-column", in->elapsed_column,
                   "Keras logs: the elapsed-seconds column (default: elapsed, time, ...)");
 }
@@ -98,6 +100,7 @@ Result<PredictedRuns> ReadAndPredict(const RunInputs& inputs, const std::string&
     r.val_samples = run.val_samples;
     r.lowering.precision = run.precision;
     r.lowering.optimizer = run.optimizer;
+    r.lowering.rnn = run.rnn;
     // PyTorch's own CPU kernels (lowering.h) for PyTorch's runs; other frameworks train with
     // fused updates and library pooling (TensorFlow's training ops, oneDNN).
     r.lowering.no_aten = !run.framework.starts_with("pytorch");

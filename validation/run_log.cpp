@@ -51,7 +51,7 @@ Result<RunLog> ParseRunLog(std::string_view text, const std::string& origin, boo
     if (!c.ok()) return c.status();
     col[name] = *c;
   }
-  for (const char* name : {"kind", "label", "precision", "optimizer", "threads", "gpus",
+  for (const char* name : {"kind", "label", "precision", "optimizer", "rnn", "threads", "gpus",
                            "val_samples", "first_epoch_seconds", "usd_per_hour",
                            "framework_version", "source"})
     col[name] = t->HasColumn(name) ? *t->Column(name) : -1;
@@ -78,6 +78,9 @@ Result<RunLog> ParseRunLog(std::string_view text, const std::string& origin, boo
       if (!field("precision").empty()) run.precision = field("precision");
       run.label = field("label");
       run.optimizer = field("optimizer");
+      run.rnn = field("rnn");
+      if (!run.rnn.empty() && run.rnn != "unrolled" && run.rnn != "fused")
+        return Status::InvalidArgument("rnn '" + run.rnn + "' is not unrolled or fused");
       run.framework_version = field("framework_version");
       run.source = field("source");
       Result<int64_t> batch = PositiveCount(field("batch"), "batch");

@@ -23,6 +23,9 @@ struct RunRecord {
   int64_t batch = 0;
   std::string precision = "fp32";
   std::string optimizer;  // empty: the model's own
+  // How the framework ran recurrent layers: "unrolled" (per-step ops), "fused" (one RNN kernel,
+  // cuDNN's or oneDNN's); empty: predict's default for the device kind.
+  std::string rnn;
   int threads = 0;        // 0: not stated (local-cpu: 1)
   int gpus = 0;           // 0: the target's own
   int64_t samples = 0;

@@ -35,6 +35,8 @@ TEST(RunLogTest, ReadsEveryColumn) {
   EXPECT_DOUBLE_EQ(*r.usd_per_hour, 0.745);
   EXPECT_EQ(r.precision, "fp32");
   EXPECT_EQ(r.framework_version, "1.2.1");
+  EXPECT_EQ(r.rnn, "unrolled");
+  EXPECT_EQ(log->runs[0].rnn, "");  // not stated: predict's default for the device
 }
 
 TEST(RunLogTest, BadRecordsNameFileLineAndColumn) {
@@ -60,6 +62,11 @@ TEST(RunLogTest, MissingColumnIsAnError) {
                            "m,t,1,1,1,f,cheap\n",
                            "k.csv", false)
                    .ok());
+  Result<RunLog> rnn = ParseRunLog("model,target,batch,samples,seconds_per_epoch,framework,rnn\n"
+                                   "m,t,1,1,1,f,static\n",
+                                   "r.csv", false);
+  ASSERT_FALSE(rnn.ok());
+  EXPECT_EQ(rnn.status().message(), "r.csv:2: rnn 'static' is not unrolled or fused");
 }
 
 TEST(RunLogTest, KerasLogIsTheMedianOfTheLaterEpochs) {

@@ -21,6 +21,11 @@ SAMPLES = {
     "text_generator_keras": (200285, 0),
 }
 MODEL = {"tf_lstm_char_cnn": "lstm_char_cnn"}
+# How recurrent layers ran (../shared/validation/published-models.md): Woolf's July 2017 Keras 2.0
+# LSTM (implementation 0 or 2) runs Keras' per-step loop (K.rnn) on CPU and GPU alike (CuDNNLSTM
+# only came with the Nov 2017 scripts, none of which are here), and tf-lstm-char-cnn unrolls 35
+# BasicLSTMCell steps statically; neither ran a fused RNN kernel.
+RNN = "unrolled"
 
 
 def target(row):
@@ -46,7 +51,7 @@ def kind(label):
 def main():
     rows = list(csv.DictReader(open(sys.argv[1], newline="")))
     out = csv.writer(sys.stdout, lineterminator="\n")
-    out.writerow(["model", "target", "kind", "label", "batch", "precision", "optimizer",
+    out.writerow(["model", "target", "kind", "label", "batch", "precision", "optimizer", "rnn",
                   "threads", "gpus", "samples", "val_samples", "seconds_per_epoch",
                   "first_epoch_seconds", "usd_per_hour", "framework", "framework_version",
                   "source"])
@@ -64,7 +69,7 @@ def main():
         src = re.search(r"file=(\S+)", r["notes"])
         source = r["source"] + (" " + src.group(1) if src else "")
         out.writerow([model, target(r), kind(r["instance_type"]), r["instance_type"], batch,
-                      "fp32", "", "", r["gpu_count"] if r["gpu_count"] != "0" else "",
+                      "fp32", "", RNN, "", r["gpu_count"] if r["gpu_count"] != "0" else "",
                       samples, val, r["seconds_per_epoch"], r["first_epoch_seconds"],
                       r["price_per_hour_usd"], r["framework"], version, source])
 
