@@ -3,6 +3,8 @@
 #include <array>
 #include <sstream>
 
+#include <boost/container_hash/hash.hpp>
+
 namespace epochcost {
 namespace {
 
@@ -146,6 +148,18 @@ Result<OpSignature> OpSignature::Parse(std::string_view line) {
   }
   if (!have_dt) return Status::InvalidArgument("dt= is missing");
   return sig;
+}
+
+size_t OpSignatureHash::operator()(const OpSignature& s) const {
+  size_t h = 0;
+  boost::hash_combine(h, static_cast<int>(s.kind));
+  boost::hash_combine(h, static_cast<int>(s.dtype));
+  boost::hash_combine(h, s.alg);
+  for (const auto& [key, value] : s.dims) {
+    boost::hash_combine(h, key);
+    boost::hash_combine(h, value);
+  }
+  return h;
 }
 
 }  // namespace epochcost

@@ -72,6 +72,12 @@ struct OpSignature {
   bool operator<(const OpSignature& o) const { return ToString() < o.ToString(); }
 };
 
+// Hashes every field operator== compares, without building the text (for hash maps keyed by
+// signatures on hot paths).
+struct OpSignatureHash {
+  size_t operator()(const OpSignature& s) const;
+};
+
 }  // namespace epochcost
 
 #endif  // EPOCHCOST_ENGINE_OP_SIGNATURE_H_

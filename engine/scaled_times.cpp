@@ -140,11 +140,10 @@ ReferenceEfficiencies::Lent ReferenceEfficiencies::For(const OpSignature& sig,
 
 const ReferenceEfficiencies::Lent& ReferenceEfficiencies::Remembered(const OpSignature& sig,
                                                                      DeviceKind kind) const {
-  std::string key = sig.ToString();
-  key += kind == DeviceKind::kGpu ? " @gpu" : " @cpu";
+  auto& remembered = remembered_[kind == DeviceKind::kGpu ? 1 : 0];
   std::lock_guard<std::mutex> lock(remembered_mutex_);
-  auto it = remembered_.find(key);
-  if (it == remembered_.end()) it = remembered_.emplace(std::move(key), For(sig, kind)).first;
+  auto it = remembered.find(sig);
+  if (it == remembered.end()) it = remembered.emplace(sig, For(sig, kind)).first;
   return it->second;  // elements of an unordered_map stay where they are
 }
 

@@ -88,7 +88,8 @@ class ReferenceEfficiencies {
   std::map<std::string, std::vector<size_t>> by_kind_;  // "kind dtype" -> ops
   std::map<std::string, double> class_median_;          // "class dtype" -> efficiency
   mutable std::mutex remembered_mutex_;
-  mutable std::unordered_map<std::string, Lent> remembered_;  // kind + signature -> For()
+  // For() per target kind (CPU, GPU), by signature.
+  mutable std::array<std::unordered_map<OpSignature, Lent, OpSignatureHash>, 2> remembered_;
 };
 
 class ScaledTimes : public OpTimeSource {

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include <set>
+#include <unordered_map>
 
 #include "engine/zoo.h"
 
@@ -43,6 +44,21 @@ TEST(OpSignatureTest, PrintsAndParsesBack) {
             "'mb=-3': sizes must be non-negative integers");
   EXPECT_EQ(OpSignature::Parse("ip_fwd dt=f32 mb=3 mb=4").status().message(),
             "'mb' is given twice");
+}
+
+TEST(OpSignatureTest, HashKeysEveryField) {
+  // The lent-efficiency cache keys signatures by this hash and ==: a signature parsed back from
+  // its text is the same key; one differing in any field is another.
+  const OpSignature sig = *OpSignature::Parse("rnn_fwd dt=f32 alg=lstm hc=650 ic=1100 mb=20 t=35");
+  std::unordered_map<OpSignature, int, OpSignatureHash> seen{{sig, 1}};
+  EXPECT_EQ(OpSignatureHash{}(*OpSignature::Parse(sig.ToString())), OpSignatureHash{}(sig));
+  EXPECT_EQ(seen.count(*OpSignature::Parse(sig.ToString())), 1u);
+  for (const char* other : {"rnn_bwd dt=f32 alg=lstm hc=650 ic=1100 mb=20 t=35",
+                            "rnn_fwd dt=bf16 alg=lstm hc=650 ic=1100 mb=20 t=35",
+                            "rnn_fwd dt=f32 alg=gru hc=650 ic=1100 mb=20 t=35",
+                            "rnn_fwd dt=f32 alg=lstm hc=650 ic=1100 mb=100 t=35",
+                            "rnn_fwd dt=f32 alg=lstm hc=650 ic=1100 mb=20 t=35 dirs=2"})
+    EXPECT_EQ(seen.count(*OpSignature::Parse(other)), 0u) << other;
 }
 
 TEST(LoweringTest, MnistCnnTrainingStep) {
