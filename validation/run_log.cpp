@@ -6,6 +6,7 @@
 #include <map>
 
 #include "engine/csv.h"
+#include "engine/lowering.h"
 
 namespace epochcost {
 // Generated from data/validation/*.csv (scripts/embed_files.cmake).
@@ -79,7 +80,7 @@ Result<RunLog> ParseRunLog(std::string_view text, const std::string& origin, boo
       run.label = field("label");
       run.optimizer = field("optimizer");
       run.rnn = field("rnn");
-      if (!run.rnn.empty() && run.rnn != "unrolled" && run.rnn != "fused")
+      if (!run.rnn.empty() && !ParseRnnLowering(run.rnn).ok())
         return Status::InvalidArgument("rnn '" + run.rnn + "' is not unrolled or fused");
       run.framework_version = field("framework_version");
       run.source = field("source");
