@@ -150,6 +150,9 @@ int PrintElsewhere(const PredictOptions& o, const Prediction& p) {
   else
     std::cout << machine.vcpus << " vCPUs of " << machine.cpu->family << ", " << m.threads
               << " effective cores";
+  if (!p.gpu && m.flop_per_cycle < m.native_flop_per_cycle)
+    std::cout << "; kernels built for " << o.request.isa << ": " << m.flop_per_cycle << " of "
+              << m.native_flop_per_cycle << " fp32 FLOPs per cycle";
   std::cout << ")\n" << CalibrationLine(p);
   std::snprintf(line, sizeof line,
                 "step %.3f ms (compute %.3f ms, all-reduce %.3f ms of which %.3f ms exposed, "
@@ -210,6 +213,9 @@ void RegisterPredictCommand(CLI::App& app, CommandFn* run) {
                 "Framework overhead per op call in microseconds (default: the measured dispatch "
                 "cost of a oneDNN primitive on this CPU, or of a kernel launch on this GPU; "
                 "overrides a calibration's)");
+  p->add_option("--isa", r.isa,
+                "CPU targets epochcost scales to: the vector instructions the framework's kernels "
+                "were built for, native (default), sse2, avx, avx2 (with FMA) or avx512");
   p->add_option("--top", o->top, "Ops to list (default 10)");
   p->add_option("--framework", r.framework,
                  "Apply the stored calibration of this framework (pytorch, keras+tensorflow, "

@@ -100,6 +100,10 @@ Result<Prediction> Predictor::PredictMeasured(const PredictionRequest& r, const 
   p.device = device.model;
   p.threads = p.gpu || r.threads == 0 ? 1 : r.threads;
   p.path = "same device";
+  if (!r.isa.empty() && r.isa != "native")
+    return Status::InvalidArgument("--isa " + r.isa + ": " + device.model +
+                                   " was measured, and its times are what its libraries ran; "
+                                   "--isa applies to machines predicted by scaling");
   EPOCHCOST_RETURN_IF_ERROR(ResolveSizes(r, model, &p));
   Result<const LoweredStep*> step = caches_[r.model].Get(model, p.lowering);
   if (!step.ok()) return step.status();
@@ -150,6 +154,11 @@ Result<Prediction> Predictor::PredictElsewhere(const PredictionRequest& r, const
   EPOCHCOST_RETURN_IF_ERROR(ResolveSizes(r, model, &p));
   MachineSettings settings{.samples = p.samples, .val_samples = p.val_samples,
                            .cache = &caches_[r.model]};
+  if (!r.isa.empty()) {
+    Result<VectorIsa> isa = ParseVectorIsa(r.isa);
+    if (!isa.ok()) return isa.status().WithContext("--isa");
+    settings.isa = *isa;
+  }
   EPOCHCOST_RETURN_IF_ERROR(ApplyCalibration(r, p.gpu ? "gpu" : "cpu", &p, &settings));
   Result<MachinePrediction> m = PredictOnMachine(model, p.lowering, *machine, *references_, settings);
   if (!m.ok()) return m.status();

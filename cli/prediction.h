@@ -26,6 +26,9 @@ struct PredictionRequest {
   int64_t batch = 0, samples = -1, val_samples = -1;  // <= 0 / < 0: the model's own
   LoweringFlags lowering;
   std::optional<Seconds> overhead;  // overrides the per-op overhead (and a calibration's)
+  // The vector set the framework's CPU kernels were built for (ParseVectorIsa; empty: native).
+  // Only for CPUs epochcost scales to: a measured device's times are its libraries' own.
+  std::string isa;
   std::string framework;            // non-empty: apply its stored calibration
   bool calibration_optional = false;  // without one for the device kind: uncalibrated, no error
 };

@@ -16,7 +16,7 @@ namespace epochcost::cli {
 namespace {
 
 struct RecommendOptions {
-  std::string model, batch, gpus, plot;
+  std::string model, batch, gpus, plot, isa = "native";
   MarketInputs market;
   LoweringFlags lowering;
   int64_t samples = -1, val_samples = -1;
@@ -79,6 +79,9 @@ int Recommend(const RecommendOptions& o) {
   if (!std::isnan(o.checkpoint_minutes))
     req.checkpoint_interval = Seconds::FromSeconds(o.checkpoint_minutes * 60);
   if (!std::isnan(o.overhead_us)) req.per_op_overhead = Seconds::FromMicroseconds(o.overhead_us);
+  Result<VectorIsa> isa = ParseVectorIsa(o.isa);
+  if (!isa.ok()) return ReportError(isa.status().WithContext("--isa"));
+  req.isa = *isa;
   req.as_of = o.market.selection.as_of;
   Result<Market> market = OpenMarket(o.market);
   if (!market.ok()) return ReportError(market.status());
@@ -127,6 +130,9 @@ void RegisterRecommendCommand(CLI::App& app, CommandFn* run) {
   p->add_option("--checkpoint-minutes", o->checkpoint_minutes,
                 "Checkpoint interval on spot/preemptible (default: Young/Daly)");
   p->add_option("--overhead-us", o->overhead_us, "Framework overhead per op call (microseconds)");
+  p->add_option("--isa", o->isa,
+                "CPU offers: the vector instructions the framework's kernels were built for, "
+                "native (default), sse2, avx, avx2 (with FMA) or avx512");
   p->add_option("--top", o->top, "Offers to show (default 20; 0: all)");
   p->add_option("--plot", o->plot, "Write an SVG of s/epoch vs $/epoch with the Pareto front");
   p->add_flag("--json", o->json, "Print JSON");

@@ -32,6 +32,9 @@ void AddRunInputOptions(CLI::App* app, RunInputs* in) {
   app->add_option("--optimizer", k.optimizer, "Keras logs: optimizer (default: the model's)");
   app->add_option("--rnn", k.rnn,
                   "Keras logs: how recurrent layers ran, unrolled or fused (default: as predict)");
+  app->add_option("--isa", k.isa,
+                  "Keras logs: the vector instructions the framework was built for (default "
+                  "native)");
   app->add_option("--elapsed-column", in->elapsed_column,
                   "Keras logs: the elapsed-seconds column (default: elapsed, time, ...)");
 }
@@ -101,6 +104,7 @@ Result<PredictedRuns> ReadAndPredict(const RunInputs& inputs, const std::string&
     r.lowering.precision = run.precision;
     r.lowering.optimizer = run.optimizer;
     r.lowering.rnn = run.rnn;
+    r.isa = run.isa;
     // PyTorch's own CPU kernels (lowering.h) for PyTorch's runs; other frameworks train with
     // fused updates and library pooling (TensorFlow's training ops, oneDNN).
     r.lowering.no_aten = !run.framework.starts_with("pytorch");

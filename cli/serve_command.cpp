@@ -18,7 +18,7 @@ namespace epochcost::cli {
 namespace {
 
 struct ServeOptions {
-  std::string model, plot;
+  std::string model, plot, isa = "native";
   MarketInputs market{.selection = {.kinds = "on-demand"}};
   LoweringFlags lowering;
   double qps = 0, node_efficiency = 0.8;
@@ -133,6 +133,9 @@ int Serve(const ServeOptions& o) {
   req.max_batch = o.max_batch;
   req.replicas_per_node = o.replicas.value_or(0);
   req.node_efficiency = o.node_efficiency;
+  Result<VectorIsa> isa = ParseVectorIsa(o.isa);
+  if (!isa.ok()) return ReportError(isa.status().WithContext("--isa"));
+  req.isa = *isa;
   Result<Market> market = OpenMarket(o.market);
   if (!market.ok()) return ReportError(market.status());
   req.corrections = market->corrections;
@@ -178,6 +181,9 @@ void RegisterServeCommand(CLI::App& app, CommandFn* run) {
   s->add_option("--qps", o->qps, "Requests per second to serve")->required();
   s->add_option("--p95-ms", o->p95_ms, "p95 latency target in milliseconds");
   s->add_option("--max-batch", o->max_batch, "Largest dynamic batch (default 32)");
+  s->add_option("--isa", o->isa,
+                "CPU offers: the vector instructions the framework's kernels were built for, "
+                "native (default), sse2, avx, avx2 (with FMA) or avx512");
   s->add_option("--replicas-per-node", o->replicas,
                 "Model replicas per node, sharing its vCPUs or GPUs (default: one per GPU, one "
                 "per CPU node)");

@@ -1,5 +1,6 @@
 #include "engine/device_specs.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <utility>
@@ -98,7 +99,7 @@ Result<std::vector<CpuSpec>> ParseCpus() {
   Result<std::vector<int>> c =
       Columns(*t, {"family", "vendor", "core_uarch", "avx512", "simd_width_bits",
                    "fp32_flop_per_cycle_per_core", "all_core_turbo_ghz", "memory_bw_per_socket_gbs",
-                   "source"});
+                   "source", "simd_fma_units_per_core"});
   if (!c.ok()) return c.status();
   std::vector<CpuSpec> out;
   for (const CsvRecord& r : t->records()) {
@@ -112,8 +113,10 @@ Result<std::vector<CpuSpec>> ParseCpus() {
     Result<double> flops = Number(r, k[5], where, "fp32_flop_per_cycle_per_core");
     Result<double> ghz = Number(r, k[6], where, "all_core_turbo_ghz");
     Result<double> bw = Number(r, k[7], where, "memory_bw_per_socket_gbs");
-    for (const Result<double>* n : {&width, &flops, &ghz, &bw})
+    Result<double> units = Number(r, k[9], where, "simd_fma_units_per_core");
+    for (const Result<double>* n : {&width, &flops, &ghz, &bw, &units})
       if (!n->ok()) return n->status();
+    s.simd_fma_units_per_core = static_cast<int>(*units);
     s.simd_width_bits = static_cast<int>(*width);
     s.fp32_flop_per_cycle_per_core = *flops;
     s.all_core_ghz = *ghz;
@@ -131,6 +134,46 @@ Result<std::vector<CpuSpec>> ParseCpus() {
 
 FlopsPerSecond CpuSpec::PeakFp32(int cores) const {
   return FlopsPerSecond::FromGflops(fp32_flop_per_cycle_per_core * all_core_ghz * cores);
+}
+
+namespace {
+
+struct IsaRow {
+  VectorIsa isa;
+  std::string_view name;
+  int width_bits;  // 0: native
+  bool fma;
+};
+constexpr IsaRow kIsas[] = {{VectorIsa::kNative, "native", 0, true},
+                            {VectorIsa::kSse2, "sse2", 128, false},
+                            {VectorIsa::kAvx, "avx", 256, false},
+                            {VectorIsa::kAvx2, "avx2", 256, true},
+                            {VectorIsa::kAvx512, "avx512", 512, true}};
+
+}  // namespace
+
+Result<VectorIsa> ParseVectorIsa(std::string_view name) {
+  for (const IsaRow& r : kIsas)
+    if (r.name == name) return r.isa;
+  return Status::InvalidArgument("vector instruction set '" + std::string(name) +
+                                 "' is not native, sse2, avx, avx2 or avx512");
+}
+
+std::string_view VectorIsaName(VectorIsa isa) { return kIsas[static_cast<int>(isa)].name; }
+
+Result<double> CpuSpec::Fp32FlopPerCycle(VectorIsa isa) const {
+  if (isa == VectorIsa::kNative) return fp32_flop_per_cycle_per_core;
+  const IsaRow& row = kIsas[static_cast<int>(isa)];
+  if (vendor != "Intel" && vendor != "AMD")
+    return Status::Unsupported(family + " is not an x86 CPU: it runs no " +
+                               std::string(row.name) + " code");
+  if (simd_fma_units_per_core <= 0 || simd_width_bits <= 0 || fp32_flop_per_cycle_per_core <= 0)
+    return Status::NotFound("data/hardware/cpus.csv lacks the SIMD units of " + family);
+  if (row.width_bits > simd_width_bits || (isa == VectorIsa::kAvx512 && !avx512))
+    return Status::Unsupported(family + " has no " + std::string(row.name) + " instructions");
+  const double lanes = row.width_bits / 32.0;
+  return std::min(fp32_flop_per_cycle_per_core,
+                  simd_fma_units_per_core * lanes * (row.fma ? 2 : 1));
 }
 
 Result<std::vector<GpuSpec>> Gpus() {

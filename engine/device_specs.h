@@ -32,11 +32,21 @@ struct GpuSpec {
   std::string source;
 };
 
+// The x86 vector instructions a framework's CPU kernels were compiled for. Libraries that choose
+// at run time (oneDNN's JIT, OpenBLAS's dynamic kernels) use the best the CPU has: kNative. A
+// build for an older set runs at that set's rate on a newer CPU, e.g. a TensorFlow 1.2 pip wheel
+// (SSE2 only) on an AVX-512 Skylake.
+enum class VectorIsa { kNative, kSse2, kAvx, kAvx2, kAvx512 };
+// "native", "sse2", "avx", "avx2" (AVX2 with FMA), "avx512"; an error lists them.
+Result<VectorIsa> ParseVectorIsa(std::string_view name);
+std::string_view VectorIsaName(VectorIsa isa);
+
 struct CpuSpec {
   std::string family;  // "Skylake-SP (Xeon Scalable 1st gen)"
   std::string vendor;
   std::string core_uarch;
   bool avx512 = false;
+  int simd_fma_units_per_core = 0;
   int simd_width_bits = 0;
   double fp32_flop_per_cycle_per_core = 0;
   double all_core_ghz = 0;
@@ -45,6 +55,12 @@ struct CpuSpec {
 
   // Peak fp32 FLOP/s of `cores` cores at the all-core clock.
   FlopsPerSecond PeakFp32(int cores) const;
+  // fp32 FLOPs per cycle per core of code compiled for `isa`: each SIMD unit issues one
+  // instruction per cycle on min(the set's width, the unit's) bits of 32-bit lanes, two FLOPs
+  // per lane with FMA (AVX2, AVX-512), one without (a multiply or an add: SSE2, AVX); never more
+  // than the table's figure. kNative is the table's figure. An error for a set the CPU lacks
+  // (AVX-512 on Broadwell, any x86 set on an Arm CPU) or a row without SIMD unit counts.
+  Result<double> Fp32FlopPerCycle(VectorIsa isa) const;
 };
 
 // The tables, parsed once; an error names the file, line and column.

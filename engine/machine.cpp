@@ -133,6 +133,11 @@ Result<MachinePrediction> PredictOnMachine(const Model& model, LoweringOptions o
     if (target.roofline.fp32.value() <= 0 || target.roofline.bandwidth.value() <= 0)
       return Status::NotFound(machine.name + ": data/hardware/cpus.csv lacks the peak rate or "
                               "memory bandwidth of " + machine.cpu->family);
+    Result<double> per_cycle = machine.cpu->Fp32FlopPerCycle(settings.isa);
+    if (!per_cycle.ok()) return per_cycle.status().WithContext(machine.name);
+    out.native_flop_per_cycle = machine.cpu->fp32_flop_per_cycle_per_core;
+    out.flop_per_cycle = *per_cycle;
+    target.roofline.fp32 = target.roofline.fp32 * (*per_cycle / out.native_flop_per_cycle);
   }
   if (settings.per_op_overhead) overhead = *settings.per_op_overhead;
   out.per_op_overhead = overhead;

@@ -84,6 +84,9 @@ struct MachineSettings {
   int64_t val_samples = 0;
   std::optional<Seconds> per_op_overhead;  // overrides the reference's dispatch cost
   double kernel_scale = 1;                  // a calibration's multiplier on op times
+  // A CPU target's framework build: code compiled for an older vector set than the CPU has runs
+  // at that set's peak (CpuSpec::Fp32FlopPerCycle); memory-bound ops are unchanged.
+  VectorIsa isa = VectorIsa::kNative;
   LoweringCache* cache = nullptr;           // optional
   bool op_rows = true;  // false: the prediction keeps no per-op rows (ranking many machines)
 
@@ -106,6 +109,9 @@ struct MachinePrediction {
   EpochPrediction epoch;    // step = per-device compute + exposed all-reduce + host effects
   int64_t device_batch = 0;  // the batch each GPU (or the CPU) runs
   double threads = 0;        // CPU: effective cores
+  // CPU: fp32 FLOPs per cycle per core the framework build reaches, and the CPU's (equal unless
+  // MachineSettings::isa is an older set).
+  double flop_per_cycle = 0, native_flop_per_cycle = 0;
   Seconds compute_step;      // the ops on one device (with per-op overhead)
   Seconds per_op_overhead;   // the one used (the reference's dispatch, or the setting)
   Seconds allreduce;         // gradient all-reduce, and what the backward pass does not hide

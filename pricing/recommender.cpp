@@ -59,6 +59,7 @@ Result<Recommendation> Recommend(
     MachineSettings s{.samples = r.samples,
                       .val_samples = r.val_samples,
                       .per_op_overhead = r.per_op_overhead,
+                      .isa = r.isa,
                       .cache = &lowerings,
                       .op_rows = false};
     s.Apply(r.corrections.For(gpu));

@@ -30,6 +30,7 @@ struct RecommendRequest {
   std::optional<Seconds> checkpoint_interval;
   std::string as_of;  // billing rules in force then (empty: today's)
   std::optional<Seconds> per_op_overhead;  // on every machine
+  VectorIsa isa = VectorIsa::kNative;      // CPU offers: the framework build's vector set
   Corrections corrections;  // a framework's calibration (its overhead yields to per_op_overhead)
 };
 

@@ -60,6 +60,7 @@ ReplicaTimes TimeReplica(const ServeRequest& r, const Machine& node, const Refer
       break;  // larger batches need more
     }
     MachineSettings settings{.samples = b, .val_samples = b, .per_op_overhead = r.per_op_overhead,
+                             .isa = r.isa,
                              .cache = cache, .op_rows = false};
     settings.Apply(r.corrections.For(node.gpus > 0));
     Result<MachinePrediction> p = PredictOnMachine(*r.model, lowering, replica, refs, settings);

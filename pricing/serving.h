@@ -27,6 +27,7 @@ struct ServeRequest {
   double max_utilisation = 0.8;   // a replica is kept below this share of its capacity
   int max_nodes = 1000;
   std::optional<Seconds> per_op_overhead;
+  VectorIsa isa = VectorIsa::kNative;  // CPU offers: the framework build's vector set
   Corrections corrections;  // a framework's calibration (docs/calibration.md)
 };
 

@@ -6,6 +6,7 @@
 #include <map>
 
 #include "engine/csv.h"
+#include "engine/device_specs.h"
 #include "engine/lowering.h"
 
 namespace epochcost {
@@ -52,7 +53,7 @@ Result<RunLog> ParseRunLog(std::string_view text, const std::string& origin, boo
     if (!c.ok()) return c.status();
     col[name] = *c;
   }
-  for (const char* name : {"kind", "label", "precision", "optimizer", "rnn", "threads", "gpus",
+  for (const char* name : {"kind", "label", "precision", "optimizer", "rnn", "isa", "threads", "gpus",
                            "val_samples", "first_epoch_seconds", "usd_per_hour",
                            "framework_version", "source"})
     col[name] = t->HasColumn(name) ? *t->Column(name) : -1;
@@ -82,6 +83,11 @@ Result<RunLog> ParseRunLog(std::string_view text, const std::string& origin, boo
       run.rnn = field("rnn");
       if (!run.rnn.empty() && !ParseRnnLowering(run.rnn).ok())
         return Status::InvalidArgument("rnn '" + run.rnn + "' is not unrolled or fused");
+      run.isa = field("isa");
+      if (!run.isa.empty()) {
+        Result<VectorIsa> isa = ParseVectorIsa(run.isa);
+        if (!isa.ok()) return isa.status().WithContext("isa");
+      }
       run.framework_version = field("framework_version");
       run.source = field("source");
       Result<int64_t> batch = PositiveCount(field("batch"), "batch");

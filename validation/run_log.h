@@ -26,6 +26,9 @@ struct RunRecord {
   // How the framework ran recurrent layers: "unrolled" (per-step ops), "fused" (one RNN kernel,
   // cuDNN's or oneDNN's); empty: predict's default for the device kind.
   std::string rnn;
+  // The vector instructions the framework's CPU kernels were built for (sse2, avx, avx2, avx512,
+  // native); empty: native.
+  std::string isa;
   int threads = 0;        // 0: not stated (local-cpu: 1)
   int gpus = 0;           // 0: the target's own
   int64_t samples = 0;

@@ -40,5 +40,35 @@ TEST(DeviceSpecsTest, CpusAndPeakRates) {
   EXPECT_FALSE(FindCpu("Pentium 4").ok());
 }
 
+// FLOPs per cycle of code built for an older vector set: 2 SIMD units x lanes x (2 with FMA).
+TEST(DeviceSpecsTest, FlopsPerCycleOfAFrameworkBuild) {
+  Result<CpuSpec> skylake = FindCpu("Skylake-SP (Xeon Scalable 1st gen)");
+  ASSERT_TRUE(skylake.ok());
+  auto per_cycle = [&](const CpuSpec& c, const char* isa) {
+    Result<VectorIsa> v = ParseVectorIsa(isa);
+    EXPECT_TRUE(v.ok()) << isa;
+    Result<double> f = c.Fp32FlopPerCycle(*v);
+    EXPECT_TRUE(f.ok()) << f.status().message();
+    return f.ok() ? *f : -1;
+  };
+  EXPECT_DOUBLE_EQ(per_cycle(*skylake, "sse2"), 8);    // 2 x 4 x 1
+  EXPECT_DOUBLE_EQ(per_cycle(*skylake, "avx"), 16);    // 2 x 8 x 1
+  EXPECT_DOUBLE_EQ(per_cycle(*skylake, "avx2"), 32);   // 2 x 8 x 2
+  EXPECT_DOUBLE_EQ(per_cycle(*skylake, "avx512"), 64); // 2 x 16 x 2
+  EXPECT_DOUBLE_EQ(per_cycle(*skylake, "native"), 64);
+  Result<CpuSpec> rome = FindCpu("EPYC Rome (7002)");
+  ASSERT_TRUE(rome.ok());
+  EXPECT_DOUBLE_EQ(per_cycle(*rome, "avx2"), 32);
+  EXPECT_EQ(rome->Fp32FlopPerCycle(VectorIsa::kAvx512).status().message(),
+            "EPYC Rome (7002) has no avx512 instructions");
+  Result<CpuSpec> graviton = FindCpu("Graviton2");
+  ASSERT_TRUE(graviton.ok());
+  EXPECT_EQ(graviton->Fp32FlopPerCycle(VectorIsa::kSse2).status().message(),
+            "Graviton2 is not an x86 CPU: it runs no sse2 code");
+  EXPECT_EQ(ParseVectorIsa("avx3").status().message(),
+            "vector instruction set 'avx3' is not native, sse2, avx, avx2 or avx512");
+  EXPECT_EQ(VectorIsaName(VectorIsa::kAvx2), "avx2");
+}
+
 }  // namespace
 }  // namespace epochcost

@@ -67,6 +67,23 @@ TEST(RunLogTest, MissingColumnIsAnError) {
                                    "r.csv", false);
   ASSERT_FALSE(rnn.ok());
   EXPECT_EQ(rnn.status().message(), "r.csv:2: rnn 'static' is not unrolled or fused");
+  Result<RunLog> isa = ParseRunLog("model,target,batch,samples,seconds_per_epoch,framework,isa\n"
+                                   "m,t,1,1,1,f,avx2\n"
+                                   "m,t,1,1,1,f,mmx\n",
+                                   "r.csv", false);
+  ASSERT_FALSE(isa.ok());
+  EXPECT_EQ(isa.status().message(),
+            "r.csv:3: isa: vector instruction set 'mmx' is not native, sse2, avx, avx2 or avx512");
+}
+
+TEST(RunLogTest, IsaColumnIsKept) {
+  Result<RunLog> log = ParseRunLog("model,target,batch,samples,seconds_per_epoch,framework,isa\n"
+                                   "m,t,1,1,1,f,sse2\n"
+                                   "m,t,1,1,1,f,\n",
+                                   "r.csv", false);
+  ASSERT_TRUE(log.ok()) << log.status().message();
+  EXPECT_EQ(log->runs[0].isa, "sse2");
+  EXPECT_EQ(log->runs[1].isa, "");  // not stated: native
 }
 
 TEST(RunLogTest, KerasLogIsTheMedianOfTheLaterEpochs) {

@@ -1,7 +1,11 @@
 #!/usr/bin/env python3
 """Converts ../shared/validation/published-runs.csv (the published runs collected for this
 project) into the run-log format `epochcost validate` reads (docs/run-logs.md), written to
-data/validation/published-runs.csv. Usage: convert_published.py SOURCE.csv > OUT.csv
+data/validation/published-runs.csv. Usage: convert_published.py SOURCE.csv [--with-isa] > OUT.csv
+
+--with-isa adds the isa column (the vector set each CPU run's TensorFlow was built for). The
+shipped log leaves it out: docs/accuracy.md ("The framework build's instruction set") measures
+why, and this flag reproduces that experiment.
 
 Every value comes from the source row; the only mapping is from the source's machine descriptions
 to epochcost targets and from model names to the samples each epoch ran (the scripts' data sets,
@@ -28,6 +32,27 @@ MODEL = {"tf_lstm_char_cnn": "lstm_char_cnn"}
 RNN = "unrolled"
 
 
+def isa(row):
+    """The vector instructions a CPU run's TensorFlow was built for (docs/run-logs.md). The notes
+    give the flags of a build compiled from source (Woolf: -mavx -mavx2 -mfma). A prebuilt
+    TensorFlow before 1.6 targets the x86-64 baseline, SSE2: "Prebuilt binaries will use AVX
+    instructions" is new in 1.6 (tensorflow/tensorflow RELEASE.md), and the older pip wheels warn
+    "Your CPU supports instructions that this TensorFlow binary was not compiled to use: SSE4.1
+    SSE4.2 AVX AVX2 FMA". A GPU run's arithmetic is the GPU's: no column."""
+    if row["gpu_count"] != "0":
+        return ""
+    flags = re.search(r"compiled from source with ([^(;]*)", row["notes"])
+    if flags:
+        f = flags.group(1).split()
+        if "-mavx2" in f and "-mfma" in f:
+            return "avx2"
+        return "avx" if "-mavx" in f else "sse2"
+    major, minor = (int(x) for x in re.findall(r"\d+", row["framework_version"])[:2])
+    if row["compiled"] != "yes" and (major, minor) < (1, 6):
+        return "sse2"
+    return ""
+
+
 def target(row):
     label = row["instance_type"]
     m = re.match(r"GCE (n1-highcpu-\d+)", label)
@@ -50,9 +75,11 @@ def kind(label):
 
 def main():
     rows = list(csv.DictReader(open(sys.argv[1], newline="")))
+    with_isa = "--with-isa" in sys.argv[2:]
     out = csv.writer(sys.stdout, lineterminator="\n")
-    out.writerow(["model", "target", "kind", "label", "batch", "precision", "optimizer", "rnn",
-                  "threads", "gpus", "samples", "val_samples", "seconds_per_epoch",
+    out.writerow(["model", "target", "kind", "label", "batch", "precision", "optimizer", "rnn"] +
+                 (["isa"] if with_isa else []) +
+                 ["threads", "gpus", "samples", "val_samples", "seconds_per_epoch",
                   "first_epoch_seconds", "usd_per_hour", "framework", "framework_version",
                   "source"])
     for r in rows:
@@ -68,8 +95,9 @@ def main():
             version += " compiled"
         src = re.search(r"file=(\S+)", r["notes"])
         source = r["source"] + (" " + src.group(1) if src else "")
+        gpus = r["gpu_count"] if r["gpu_count"] != "0" else ""
         out.writerow([model, target(r), kind(r["instance_type"]), r["instance_type"], batch,
-                      "fp32", "", RNN, "", r["gpu_count"] if r["gpu_count"] != "0" else "",
+                      "fp32", "", RNN] + ([isa(r)] if with_isa else []) + ["", gpus,
                       samples, val, r["seconds_per_epoch"], r["first_epoch_seconds"],
                       r["price_per_hour_usd"], r["framework"], version, source])
 
