@@ -174,6 +174,51 @@ TEST(MachineTest, PrecisionTheGpuLacksIsRefused) {
   EXPECT_EQ(p.status().message(), "gpu:T4: the T4 has no bf16 arithmetic");
 }
 
+// A framework built for SSE2 on an AVX-512 Cascade Lake: the compute-bound ops take 64/8 = 8x as
+// long beyond the latency floor, the memory-bound ones the same.
+TEST(MachineTest, OlderVectorSetSlowsOnlyTheArithmetic) {
+  Result<Model> model = LoadZooModel("mnist_cnn");
+  ASSERT_TRUE(model.ok());
+  Machine m;
+  m.name = "cpu:cascadelake";
+  m.cpu = *FindCpu("Cascade Lake (Xeon Scalable 2nd gen)");
+  m.vcpus = 8;
+  m.smt = true;
+  const LoweringOptions o{.batch = 128};
+  MachineSettings s{.samples = 60000};
+  Result<MachinePrediction> native = PredictOnMachine(*model, o, m, {}, s);
+  s.isa = VectorIsa::kSse2;
+  Result<MachinePrediction> sse2 = PredictOnMachine(*model, o, m, {}, s);
+  ASSERT_TRUE(native.ok() && sse2.ok()) << sse2.status().message();
+  EXPECT_EQ(sse2->flop_per_cycle, 8);
+  EXPECT_EQ(sse2->native_flop_per_cycle, 64);
+  const Seconds floor = DefaultLatency(DeviceKind::kCpu);
+  int compared = 0, arithmetic = 0, memory = 0;
+  for (const OpTiming& a : native->epoch.ops)
+    for (const OpTiming& b : sse2->epoch.ops) {
+      if (!(a.signature == b.signature)) continue;
+      ++compared;
+      const double ratio = (b.each - floor) / (a.each - floor);
+      // The 32 -> 64 channel convolution is bound by arithmetic at both peaks (the first one,
+      // from 1 channel, by memory at the SSE2 peak).
+      if (a.signature.kind == OpKind::kConvFwd && a.signature.dim("ic") == 32) {
+        EXPECT_NEAR(ratio, 8, 1e-9) << a.signature.ToString();
+        ++arithmetic;
+      }
+      if (a.signature.kind == OpKind::kEltwiseFwd) {
+        EXPECT_NEAR(ratio, 1, 1e-9) << a.signature.ToString();
+        ++memory;
+      }
+    }
+  EXPECT_EQ(compared, static_cast<int>(native->epoch.ops.size()));
+  EXPECT_EQ(arithmetic, 1);
+  EXPECT_GT(memory, 0);
+  s.isa = VectorIsa::kAvx512;
+  m.cpu = *FindCpu("Haswell (Xeon E5-2666 v3)");
+  EXPECT_EQ(PredictOnMachine(*model, o, m, {}, s).status().message(),
+            "cpu:cascadelake: Haswell (Xeon E5-2666 v3) has no avx512 instructions");
+}
+
 TEST(MemoryTest, OptimizerStateAndLargestBatch) {
   Result<Model> model = LoadZooModel("mnist_mlp");  // 669,706 parameters
   LoweringOptions o{.batch = 128, .optimizer = Optimizer::kAdam};
