@@ -19,6 +19,12 @@ void AddLoweringFlags(CLI::App* app, LoweringFlags* f) {
                 "own kernels, the default there in fp32)");
 }
 
+void AddIsaOption(CLI::App* app, std::string* isa) {
+  app->add_option("--isa", *isa,
+                  "CPUs epochcost scales to: the vector instructions the framework's kernels were "
+                  "built for, native (default), sse2, avx, avx2 (with FMA) or avx512");
+}
+
 std::string LoweringFlagsCommandLine(const LoweringFlags& f) {
   std::string s;
   if (f.precision != "fp32") s += " --precision " + f.precision;

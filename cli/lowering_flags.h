@@ -26,6 +26,10 @@ enum class LoweringTarget { kCpu, kGpu };
 
 void AddLoweringFlags(CLI::App* app, LoweringFlags* flags);
 
+// --isa of predict, recommend and serve: the x86 vector set a framework's CPU kernels were built
+// for (engine/device_specs.h VectorIsa), for the CPUs epochcost scales to. `isa` keeps the name.
+void AddIsaOption(CLI::App* app, std::string* isa);
+
 // The flags as given, as a command line fragment (" --precision bf16 --optimizer sgd"; empty when
 // none was), so that a suggested `epochcost profile` measures the signatures predict lowered.
 std::string LoweringFlagsCommandLine(const LoweringFlags& flags);

@@ -213,9 +213,7 @@ void RegisterPredictCommand(CLI::App& app, CommandFn* run) {
                 "Framework overhead per op call in microseconds (default: the measured dispatch "
                 "cost of a oneDNN primitive on this CPU, or of a kernel launch on this GPU; "
                 "overrides a calibration's)");
-  p->add_option("--isa", r.isa,
-                "CPU targets epochcost scales to: the vector instructions the framework's kernels "
-                "were built for, native (default), sse2, avx, avx2 (with FMA) or avx512");
+  AddIsaOption(p, &r.isa);
   p->add_option("--top", o->top, "Ops to list (default 10)");
   p->add_option("--framework", r.framework,
                  "Apply the stored calibration of this framework (pytorch, keras+tensorflow, "

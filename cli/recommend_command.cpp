@@ -130,9 +130,7 @@ void RegisterRecommendCommand(CLI::App& app, CommandFn* run) {
   p->add_option("--checkpoint-minutes", o->checkpoint_minutes,
                 "Checkpoint interval on spot/preemptible (default: Young/Daly)");
   p->add_option("--overhead-us", o->overhead_us, "Framework overhead per op call (microseconds)");
-  p->add_option("--isa", o->isa,
-                "CPU offers: the vector instructions the framework's kernels were built for, "
-                "native (default), sse2, avx, avx2 (with FMA) or avx512");
+  AddIsaOption(p, &o->isa);
   p->add_option("--top", o->top, "Offers to show (default 20; 0: all)");
   p->add_option("--plot", o->plot, "Write an SVG of s/epoch vs $/epoch with the Pareto front");
   p->add_flag("--json", o->json, "Print JSON");

@@ -181,9 +181,7 @@ void RegisterServeCommand(CLI::App& app, CommandFn* run) {
   s->add_option("--qps", o->qps, "Requests per second to serve")->required();
   s->add_option("--p95-ms", o->p95_ms, "p95 latency target in milliseconds");
   s->add_option("--max-batch", o->max_batch, "Largest dynamic batch (default 32)");
-  s->add_option("--isa", o->isa,
-                "CPU offers: the vector instructions the framework's kernels were built for, "
-                "native (default), sse2, avx, avx2 (with FMA) or avx512");
+  AddIsaOption(s, &o->isa);
   s->add_option("--replicas-per-node", o->replicas,
                 "Model replicas per node, sharing its vCPUs or GPUs (default: one per GPU, one "
                 "per CPU node)");

@@ -149,6 +149,7 @@ constexpr IsaRow kIsas[] = {{VectorIsa::kNative, "native", 0, true},
                             {VectorIsa::kAvx, "avx", 256, false},
                             {VectorIsa::kAvx2, "avx2", 256, true},
                             {VectorIsa::kAvx512, "avx512", 512, true}};
+static_assert(static_cast<int>(VectorIsa::kAvx512) == 4, "kIsas is indexed by VectorIsa");
 
 }  // namespace
 

@@ -53,8 +53,8 @@ Result<RunLog> ParseRunLog(std::string_view text, const std::string& origin, boo
     if (!c.ok()) return c.status();
     col[name] = *c;
   }
-  for (const char* name : {"kind", "label", "precision", "optimizer", "rnn", "isa", "threads", "gpus",
-                           "val_samples", "first_epoch_seconds", "usd_per_hour",
+  for (const char* name : {"kind", "label", "precision", "optimizer", "rnn", "isa", "threads",
+                           "gpus", "val_samples", "first_epoch_seconds", "usd_per_hour",
                            "framework_version", "source"})
     col[name] = t->HasColumn(name) ? *t->Column(name) : -1;
 
