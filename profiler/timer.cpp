@@ -25,13 +25,18 @@ Measurement Summarize(std::vector<double> samples) {
   return m;
 }
 
-Measurement TimeRuns(const std::function<void()>& run, const MeasureOptions& options) {
+Measurement TimeRuns(const std::function<void()>& run, const MeasureOptions& options,
+                     const std::function<void()>& before) {
   using Clock = std::chrono::steady_clock;
-  for (int i = 0; i < options.warmup; ++i) run();
+  for (int i = 0; i < options.warmup; ++i) {
+    if (before) before();
+    run();
+  }
   std::vector<double> samples;
   double total = 0;
   while (static_cast<int>(samples.size()) < options.min_repeats ||
          total < options.min_time.seconds()) {
+    if (before) before();
     const auto start = Clock::now();
     run();
     const double s = std::chrono::duration<double>(Clock::now() - start).count();

@@ -14,7 +14,10 @@ namespace epochcost::profiler {
 // linearly between order statistics (numpy's default).
 Measurement Summarize(std::vector<double> samples);
 
-Measurement TimeRuns(const std::function<void()>& run, const MeasureOptions& options);
+// Times `run`; `before`, when set, runs ahead of every run (warm-up ones too) and is not timed:
+// the work a framework's step always does just before this op, where that changes the op's time.
+Measurement TimeRuns(const std::function<void()>& run, const MeasureOptions& options,
+                     const std::function<void()>& before = nullptr);
 
 }  // namespace epochcost::profiler
 

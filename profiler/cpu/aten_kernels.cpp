@@ -231,11 +231,35 @@ void SetBlasThreads(const SystemBlas& blas) {
   if (blas.set_threads) blas.set_threads(omp_get_max_threads());
 }
 
+// In a training step every product follows element-wise work that ATen spread over its OpenMP
+// threads (the activation's or dropout's gradient, the bias copy). After a parallel region GNU
+// OpenMP's idle threads spin for a while (GOMP_SPINCOUNT) before they sleep, and OpenBLAS's own
+// worker threads (the pthread build Debian's PyTorch gets) must then share the cores with them.
+// Measured with PyTorch 1.13 on the later development VM (2 vCPUs, 2 threads), a 128x512 by
+// 512x512 product took 1.50 ms repeated alone and 2.84 ms right after an OpenMP relu over 65,536
+// values, still 2.9-4.8 ms with 0.1-3 ms of serial Python work between them, and 1.27-1.47 ms
+// in every case with OMP_WAIT_POLICY=passive (docs/accuracy.md). So the products are timed after
+// such a pass, as the framework runs them; at one thread there is no one to spin, and no pass.
+// The pass is the one next to the product in the step, over its mb x oc output or output gradient
+// (the bias copy, the activation and its gradient), and ATen runs it in parallel only from
+// kGrainSize values on: the step products of a small recurrent cell (32 x 256 gates) follow serial
+// work and are timed without it.
+std::function<void()> ElementwiseBefore(int64_t n) {
+  if (n < kGrainSize || omp_get_max_threads() == 1) return nullptr;
+  auto values = Make(n, 0.5f);
+  return [values] {
+    float* v = values->data();
+    const int64_t n = static_cast<int64_t>(values->size());
+#pragma omp parallel for simd
+    for (int64_t i = 0; i < n; ++i) v[i] = std::max(v[i], 0.f);
+  };
+}
+
 // at::native addmm/mm on fp32 CPU tensors: cpublas::gemm, i.e. the system BLAS's sgemm. A dense
 // layer y = x W^T + b is addmm: the bias broadcast into y (a copy), then sgemm accumulating into
 // it; its data gradient dx = dy W and weight gradient dW = dy^T x are mm, the bias gradient
 // dy.sum(0) a reduction.
-std::function<void()> InnerProduct(const OpSignature& s, const SystemBlas& blas) {
+AtenCall InnerProduct(const OpSignature& s, const SystemBlas& blas) {
   const int64_t mb = s.dim("mb"), ic = s.dim("ic"), oc = s.dim("oc");
   const bool bias = s.dim("bias") != 0;
   auto x = Make(mb * ic, 0.01f), w = Make(oc * ic, 0.01f), y = Make(mb * oc, 0.f);
@@ -256,9 +280,10 @@ std::function<void()> InnerProduct(const OpSignature& s, const SystemBlas& blas)
     SetBlasThreads(blas);
     forward_product(0.f);
   }
+  const std::function<void()> before = ElementwiseBefore(mb * oc);
   switch (s.kind) {
     case OpKind::kInnerProductFwd:
-      return [=] {
+      return {[=] {
         SetBlasThreads(blas);
         float* out = y->data();
         if (bias) {
@@ -266,15 +291,15 @@ std::function<void()> InnerProduct(const OpSignature& s, const SystemBlas& blas)
           for (int64_t r = 0; r < mb; ++r) std::memcpy(out + r * oc, b->data(), oc * sizeof(float));
         }
         forward_product(bias ? 1.f : 0.f);
-      };
+      }, before};
     case OpKind::kInnerProductBwdData:
-      return [=] {
+      return {[=] {
         SetBlasThreads(blas);
         blas.sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, k, n, 1.f, y->data(), n,
                     w->data(), k, 0.f, x->data(), k);
-      };
+      }, before};
     default:
-      return [=] {
+      return {[=] {
         SetBlasThreads(blas);
         blas.sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, n, k, m, 1.f, y->data(), n, x->data(),
                     k, 0.f, w->data(), k);
@@ -285,13 +310,13 @@ std::function<void()> InnerProduct(const OpSignature& s, const SystemBlas& blas)
         for (int64_t r = 0; r < mb; ++r)
 #pragma omp simd
           for (int64_t c = 0; c < oc; ++c) db[c] += dy[r * oc + c];
-      };
+      }, before};
   }
 }
 
 }  // namespace
 
-Result<std::function<void()>> AtenKernel(const OpSignature& sig) {
+Result<AtenCall> AtenKernel(const OpSignature& sig) {
   if (sig.dtype != DType::kFloat32)
     return Status::Unsupported(sig.ToString() + ": the ATen-like kernels run in f32 only");
   switch (sig.kind) {
@@ -299,12 +324,15 @@ Result<std::function<void()>> AtenKernel(const OpSignature& sig) {
     case OpKind::kPoolBwd:
       if (sig.alg != "max")
         return Status::Unsupported(sig.ToString() + ": aten=1 pooling is max pooling only");
-      return MaxPool(sig, sig.kind == OpKind::kPoolBwd);
+      return AtenCall{MaxPool(sig, sig.kind == OpKind::kPoolBwd), nullptr};
     case OpKind::kDropoutFwd:
     case OpKind::kDropoutBwd:
-      return Dropout(sig, sig.kind == OpKind::kDropoutBwd);
-    case OpKind::kOptimizer:
-      return Optimizer(sig);
+      return AtenCall{Dropout(sig, sig.kind == OpKind::kDropoutBwd), nullptr};
+    case OpKind::kOptimizer: {
+      Result<std::function<void()>> run = Optimizer(sig);
+      if (!run.ok()) return run.status();
+      return AtenCall{*run, nullptr};
+    }
     case OpKind::kInnerProductFwd:
     case OpKind::kInnerProductBwdData:
     case OpKind::kInnerProductBwdWeights:

@@ -6,7 +6,8 @@
 //   ip_fwd/ip_bwd_data/ip_bwd_weights aten=1
 //                                     the system BLAS's sgemm (Debian's PyTorch links libblas.so.3,
 //                                     OpenBLAS where installed), with addmm's bias copy and the
-//                                     bias gradient's column sum
+//                                     bias gradient's column sum, each after an element-wise
+//                                     OpenMP pass (see ElementwiseBefore)
 //   pool_fwd/pool_bwd alg=max aten=1  max_pool2d_with_indices (NCHW, one scalar pass per output,
 //                                     int64 indices) and its backward (zero the input gradient,
 //                                     scatter-add by index)
@@ -26,9 +27,15 @@
 
 namespace epochcost::profiler {
 
-// A callable that runs the op once over its own buffers, or an error for signatures no ATen
-// kernel here stands for.
-Result<std::function<void()>> AtenKernel(const OpSignature& sig);
+// One op as the profiler times it: `run` does the op once over its own buffers; `before`, when
+// set, is what the framework's step always runs just before it, run untimed ahead of each `run`.
+struct AtenCall {
+  std::function<void()> run;
+  std::function<void()> before;
+};
+
+// The call for `sig`, or an error for signatures no ATen kernel here stands for.
+Result<AtenCall> AtenKernel(const OpSignature& sig);
 
 }  // namespace epochcost::profiler
 

@@ -381,8 +381,13 @@ class CpuBackend : public Backend {
       return Status::Unsupported(sig.ToString() +
                                  ": tf32 is a GPU tensor-core math mode; on a CPU use f32");
     omp_set_num_threads(options.threads);
-    if (sig.dim("aten") != 0 || IsOwnKernel(sig.kind)) {
-      Result<std::function<void()>> run = sig.dim("aten") != 0 ? AtenKernel(sig) : OwnKernel(sig);
+    if (sig.dim("aten") != 0) {
+      Result<AtenCall> call = AtenKernel(sig);
+      if (!call.ok()) return call.status();
+      return TimeRuns(call->run, options, call->before);
+    }
+    if (IsOwnKernel(sig.kind)) {
+      Result<std::function<void()>> run = OwnKernel(sig);
       if (!run.ok()) return run.status();
       return TimeRuns(*run, options);
     }

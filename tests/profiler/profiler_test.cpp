@@ -1,6 +1,7 @@
 // The profiler: order statistics against hand-computed values, and a run of every op kind the
 // CPU backend supports on small shapes (no timing is asserted).
 #include <gtest/gtest.h>
+#include <omp.h>
 #include <unistd.h>
 
 #include <filesystem>
@@ -8,6 +9,7 @@
 
 #include "engine/lowering.h"
 #include "engine/zoo.h"
+#include "profiler/cpu/aten_kernels.h"
 #include "profiler/cpu/onednn_backend.h"
 #include "profiler/profile_store.h"
 #include "profiler/timer.h"
@@ -31,6 +33,36 @@ TEST(TimerTest, RepeatsUntilCountAndTime) {
                            {.warmup = 3, .min_repeats = 7, .min_time = Seconds::FromSeconds(0)});
   EXPECT_EQ(m.count, 7);
   EXPECT_EQ(runs, 10);
+}
+
+TEST(TimerTest, BeforeRunsUntimedAheadOfEveryRun) {
+  std::string order;
+  Measurement m = TimeRuns([&] { order += 'r'; },
+                           {.warmup = 2, .min_repeats = 3, .min_time = Seconds::FromSeconds(0)},
+                           [&] { order += 'b'; });
+  EXPECT_EQ(m.count, 3);
+  EXPECT_EQ(order, "brbrbrbrbr");
+}
+
+// A product follows a parallel element-wise pass (GNU OpenMP's idle threads then spin beside
+// OpenBLAS's) only where ATen runs one: more than one thread and an mb x oc of 32,768 or more.
+TEST(AtenKernelTest, ProductsFollowAParallelPassOnlyWhereATenRunsOne) {
+  const int threads = omp_get_max_threads();
+  auto has_before = [](int t, const char* line) {
+    omp_set_num_threads(t);
+    Result<AtenCall> call = AtenKernel(*OpSignature::Parse(line));
+    EXPECT_TRUE(call.ok()) << line;
+    return call.ok() && call->before != nullptr;
+  };
+  for (const char* kind : {"ip_fwd", "ip_bwd_data", "ip_bwd_weights"}) {
+    const std::string big = std::string(kind) + " dt=f32 aten=1 bias=1 ic=512 mb=128 oc=256";
+    const std::string small = std::string(kind) + " dt=f32 aten=1 bias=1 ic=64 mb=32 oc=256";
+    EXPECT_TRUE(has_before(2, big.c_str())) << big;     // 32,768 outputs
+    EXPECT_FALSE(has_before(1, big.c_str())) << big;    // no one to spin
+    EXPECT_FALSE(has_before(2, small.c_str())) << small;  // 8,192: ATen's pass is serial
+  }
+  EXPECT_FALSE(has_before(2, "dropout_fwd dt=f32 aten=1 n=40000"));
+  omp_set_num_threads(threads);
 }
 
 TEST(CpuBackendTest, RunsEveryOpOfSmallTrainingSteps) {
