@@ -280,10 +280,10 @@ AtenCall InnerProduct(const OpSignature& s, const SystemBlas& blas) {
     SetBlasThreads(blas);
     forward_product(0.f);
   }
-  const std::function<void()> before = ElementwiseBefore(mb * oc);
+  std::function<void()> run;
   switch (s.kind) {
     case OpKind::kInnerProductFwd:
-      return {[=] {
+      run = [=] {
         SetBlasThreads(blas);
         float* out = y->data();
         if (bias) {
@@ -291,18 +291,20 @@ AtenCall InnerProduct(const OpSignature& s, const SystemBlas& blas) {
           for (int64_t r = 0; r < mb; ++r) std::memcpy(out + r * oc, b->data(), oc * sizeof(float));
         }
         forward_product(bias ? 1.f : 0.f);
-      }, before};
+      };
+      break;
     case OpKind::kInnerProductBwdData:
-      return {[=] {
+      run = [=] {
         SetBlasThreads(blas);
-        blas.sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, k, n, 1.f, y->data(), n,
-                    w->data(), k, 0.f, x->data(), k);
-      }, before};
+        blas.sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, m, k, n, 1.f, y->data(), n, w->data(),
+                   k, 0.f, x->data(), k);
+      };
+      break;
     default:
-      return {[=] {
+      run = [=] {
         SetBlasThreads(blas);
         blas.sgemm(CblasRowMajor, CblasTrans, CblasNoTrans, n, k, m, 1.f, y->data(), n, x->data(),
-                    k, 0.f, w->data(), k);
+                   k, 0.f, w->data(), k);
         if (!bias) return;
         float* db = b->data();
         const float* dy = y->data();
@@ -310,8 +312,9 @@ AtenCall InnerProduct(const OpSignature& s, const SystemBlas& blas) {
         for (int64_t r = 0; r < mb; ++r)
 #pragma omp simd
           for (int64_t c = 0; c < oc; ++c) db[c] += dy[r * oc + c];
-      }, before};
+      };
   }
+  return {run, ElementwiseBefore(mb * oc)};
 }
 
 }  // namespace

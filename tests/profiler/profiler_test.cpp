@@ -57,8 +57,8 @@ TEST(AtenKernelTest, ProductsFollowAParallelPassOnlyWhereATenRunsOne) {
   for (const char* kind : {"ip_fwd", "ip_bwd_data", "ip_bwd_weights"}) {
     const std::string big = std::string(kind) + " dt=f32 aten=1 bias=1 ic=512 mb=128 oc=256";
     const std::string small = std::string(kind) + " dt=f32 aten=1 bias=1 ic=64 mb=32 oc=256";
-    EXPECT_TRUE(has_before(2, big.c_str())) << big;     // 32,768 outputs
-    EXPECT_FALSE(has_before(1, big.c_str())) << big;    // no one to spin
+    EXPECT_TRUE(has_before(2, big.c_str())) << big;       // 32,768 outputs
+    EXPECT_FALSE(has_before(1, big.c_str())) << big;      // no one to spin
     EXPECT_FALSE(has_before(2, small.c_str())) << small;  // 8,192: ATen's pass is serial
   }
   EXPECT_FALSE(has_before(2, "dropout_fwd dt=f32 aten=1 n=40000"));
