@@ -69,6 +69,8 @@ int PrintMeasured(const PredictOptions& o, const Prediction& p) {
     j["per_op_overhead_seconds"] = p.overhead.seconds();
     JsonCalibration(p, &j);
     j["step_seconds"] = e.step.seconds();
+    j["step_p10_seconds"] = e.step_p10.seconds();
+    j["step_p90_seconds"] = e.step_p90.seconds();
     j["steps_per_epoch"] = e.steps_per_epoch;
     j["eval_step_seconds"] = e.eval_step.seconds();
     j["eval_steps"] = e.eval_steps;
@@ -77,7 +79,7 @@ int PrintMeasured(const PredictOptions& o, const Prediction& p) {
     std::cout << j.dump(2) << "\n";
     return kExitOk;
   }
-  char line[256];
+  char line[320];
   std::cout << "Model " << p.model_name << ", batch " << p.batch << ", "
             << DTypeName(p.lowering.precision) << ", " << p.optimizer << ", on " << o.request.on
             << " (" << p.device;
@@ -85,9 +87,11 @@ int PrintMeasured(const PredictOptions& o, const Prediction& p) {
   std::cout << ")\n" << CalibrationLine(p);
   std::snprintf(line, sizeof line,
                 "step %.3f ms (%zu distinct ops, per-op overhead %.1f us%s)\n"
+                "     %.3f to %.3f ms with every op at its own 10th to 90th percentile time\n"
                 "epoch %.2f s = %lld steps x %.3f ms + %lld validation steps x %.3f ms\n",
                 e.step.milliseconds(), p.distinct_ops, p.overhead.seconds() * 1e6,
-                p.gpu ? ", overlapping the kernels" : "", e.epoch.seconds(),
+                p.gpu ? ", overlapping the kernels" : "", e.step_p10.milliseconds(),
+                e.step_p90.milliseconds(), e.epoch.seconds(),
                 static_cast<long long>(e.steps_per_epoch), e.step.milliseconds(),
                 static_cast<long long>(e.eval_steps), e.eval_step.milliseconds());
   std::cout << line;

@@ -191,6 +191,8 @@ Result<MachinePrediction> PredictOnMachine(const Model& model, LoweringOptions o
       step = std::max(step, prepare / helpers);
     out.input_step = prepare + copy;
     p.step = step + copy;
+    p.step_p10 += p.step - out.compute_step;  // the times here are scaled: one figure per op
+    p.step_p90 += p.step - out.compute_step;
   }
   p.epoch = p.step * static_cast<double>(p.steps_per_epoch) +
             p.eval_step * static_cast<double>(p.eval_steps);

@@ -9,6 +9,7 @@ namespace {
 // What summing a step's ops gives besides the rows.
 struct StepSum {
   Seconds total, backward;
+  Seconds total_p10, total_p90;  // every op at its 10th / 90th percentile
   std::string source;  // the most expensive op's (the first of equals)
   Seconds largest;
   bool mixed = false;  // sources differ
@@ -27,11 +28,15 @@ StepSum Sum(const StepOps& ops, const OpTimeSource& times, const EpochOptions& o
     }
     // A GPU runs its kernels while the host queues the next ones: an op costs the longer of
     // the two. A CPU does the dispatch and the work one after the other.
-    const Seconds kernel = t->median * o.kernel_scale;
-    const Seconds each = o.dispatch_overlaps ? std::max(kernel, o.per_op_overhead)
-                                             : kernel + o.per_op_overhead;
-    const Seconds cost = each * op.count;
+    auto with_overhead = [&](Seconds measured) {
+      const Seconds kernel = measured * o.kernel_scale;
+      return o.dispatch_overlaps ? std::max(kernel, o.per_op_overhead)
+                                 : kernel + o.per_op_overhead;
+    };
+    const Seconds cost = with_overhead(t->median) * op.count;
     sum.total += cost;
+    sum.total_p10 += with_overhead(t->p10) * op.count;
+    sum.total_p90 += with_overhead(t->p90) * op.count;
     if (IsBackward(op.signature.kind)) sum.backward += cost;
     if (!first && t->source != sum.source) sum.mixed = true;
     if (first || cost > sum.largest) {
@@ -53,6 +58,8 @@ EpochPrediction PredictEpoch(const StepOps& train, const StepOps& eval, int64_t 
   const StepSum train_sum =
       Sum(train, times, options, options.op_rows ? &p.ops : nullptr, &p.missing, &seen);
   p.step = train_sum.total;
+  p.step_p10 = train_sum.total_p10;
+  p.step_p90 = train_sum.total_p90;
   p.backward = train_sum.backward;
   p.source = train_sum.mixed ? train_sum.source + " and others" : train_sum.source;
   std::stable_sort(p.ops.begin(), p.ops.end(),

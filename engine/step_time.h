@@ -49,6 +49,10 @@ struct OpTiming {
 
 struct EpochPrediction {
   Seconds step;
+  // The step with every op at its own 10th / 90th percentile time instead of its median: the
+  // spread of the measurements behind it (equal to the step where the times are scaled, which
+  // keep one figure per op). Not a confidence interval: an op's slow runs need not coincide.
+  Seconds step_p10, step_p90;
   Seconds eval_step;
   int64_t steps_per_epoch = 0;
   int64_t eval_steps = 0;

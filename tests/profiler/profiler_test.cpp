@@ -265,7 +265,8 @@ class FakeTimes : public OpTimeSource {
  public:
   std::optional<OpTime> Find(const OpSignature& sig, int) const override {
     if (sig.kind == OpKind::kConvFwd) return std::nullopt;
-    return OpTime{Seconds::FromMilliseconds(1), {}, {}, "fake"};
+    return OpTime{Seconds::FromMilliseconds(1), Seconds::FromMicroseconds(800),
+                  Seconds::FromMilliseconds(2), "fake"};
   }
 };
 
@@ -283,6 +284,9 @@ TEST(PredictEpochTest, SumsCountsTimesAndOverheadPerStep) {
                                     .val_samples = 10000});
   EXPECT_TRUE(p.missing.empty());
   EXPECT_NEAR(p.step.seconds(), calls * 1.010e-3, 1e-12);
+  // The spread: every op at its 10th (0.8 ms) and 90th (2 ms) percentile, overhead on each.
+  EXPECT_NEAR(p.step_p10.seconds(), calls * 0.810e-3, 1e-12);
+  EXPECT_NEAR(p.step_p90.seconds(), calls * 2.010e-3, 1e-12);
   EXPECT_EQ(p.steps_per_epoch, 469);  // ceil(60000 / 128)
   EXPECT_EQ(p.eval_steps, 79);        // ceil(10000 / 128)
   EXPECT_NEAR(p.epoch.seconds(), 469 * calls * 1.010e-3 + 79 * eval_calls * 1.010e-3, 1e-9);
@@ -294,6 +298,7 @@ TEST(PredictEpochTest, SumsCountsTimesAndOverheadPerStep) {
                                          .kernel_scale = 3,
                                          .samples = 60000});
   EXPECT_NEAR(scaled.step.seconds(), calls * 3.010e-3, 1e-12);
+  EXPECT_NEAR(scaled.step_p90.seconds(), calls * 6.010e-3, 1e-12);
 }
 
 TEST(PredictEpochTest, ListsMissingSignaturesOnce) {
