@@ -226,7 +226,8 @@ Result<const SystemBlas*> LoadSystemBlas() {
 // reach it; the measured thread count is OpenMP's here, so OpenBLAS gets the same. Another BLAS
 // (the reference one) has no threads to set. It is called inside each timed call: so timed, the
 // 2-thread addmm matches PyTorch's 4.0 ms on the development CPU; set once before timing it takes
-// 1.0 ms (docs/accuracy.md: why PyTorch pays it is not established).
+// 1.0 ms (docs/accuracy.md: PyTorch pays it through its OpenMP and OpenBLAS thread pools, see
+// ElementwiseBefore).
 void SetBlasThreads(const SystemBlas& blas) {
   if (blas.set_threads) blas.set_threads(omp_get_max_threads());
 }
@@ -247,9 +248,8 @@ void SetBlasThreads(const SystemBlas& blas) {
 std::function<void()> ElementwiseBefore(int64_t n) {
   if (n < kGrainSize || omp_get_max_threads() == 1) return nullptr;
   auto values = Make(n, 0.5f);
-  return [values] {
+  return [values, n] {
     float* v = values->data();
-    const int64_t n = static_cast<int64_t>(values->size());
 #pragma omp parallel for simd
     for (int64_t i = 0; i < n; ++i) v[i] = std::max(v[i], 0.f);
   };
