@@ -2,6 +2,7 @@
 
 #include <array>
 #include <sstream>
+#include <vector>
 
 #include <boost/container_hash/hash.hpp>
 
@@ -111,6 +112,72 @@ std::string OpSignature::ToString() const {
   return s;
 }
 
+namespace {
+
+// The sizes each kind cannot do without, each positive: a line without them would time an empty
+// op. Keys with a default where they are read (g, dirs, b, out, a window's h and w: 1) may be
+// left out, as docs/op-signatures.md says; a reorder or concat gives n, or a tensor's c.
+std::vector<const char*> RequiredSizes(const OpSignature& s) {
+  switch (s.kind) {
+    case OpKind::kConvFwd:
+    case OpKind::kConvBwdData:
+    case OpKind::kConvBwdWeights:
+      return {"mb", "ic", "oc"};
+    case OpKind::kInnerProductFwd:
+    case OpKind::kInnerProductBwdData:
+    case OpKind::kInnerProductBwdWeights:
+      return {"mb", "ic", "oc"};
+    case OpKind::kMatMul:
+      return {"m", "k", "n"};
+    case OpKind::kPoolFwd:
+    case OpKind::kPoolBwd:
+      return {"mb", "c"};
+    case OpKind::kBatchNormFwd:
+    case OpKind::kBatchNormBwd:
+      return {"mb", "c", "sp"};
+    case OpKind::kLayerNormFwd:
+    case OpKind::kLayerNormBwd:
+    case OpKind::kSoftmaxFwd:
+    case OpKind::kSoftmaxBwd:
+    case OpKind::kLoss:
+      return {"rows", "c"};
+    case OpKind::kConcat:
+    case OpKind::kReorder:
+      return {s.dims.contains("c") ? "c" : "n"};
+    case OpKind::kReduce:
+      return {"n"};
+    case OpKind::kRnnFwd:
+    case OpKind::kRnnBwd:
+      return {"t", "mb", "ic", "hc"};
+    case OpKind::kEmbeddingFwd:
+    case OpKind::kEmbeddingBwd:
+      return {"rows", "dim"};
+    case OpKind::kEltwiseFwd:
+    case OpKind::kEltwiseBwd:
+    case OpKind::kBinary:
+    case OpKind::kDropoutFwd:
+    case OpKind::kDropoutBwd:
+    case OpKind::kOptimizer:
+      return {"n"};
+  }
+  return {};
+}
+
+Status CheckSizes(const OpSignature& s) {
+  for (const char* key : RequiredSizes(s)) {
+    auto it = s.dims.find(key);
+    if (it == s.dims.end())
+      return Status::InvalidArgument(std::string(key) + "= is missing (" +
+                                     std::string(OpKindName(s.kind)) +
+                                     " needs it; docs/op-signatures.md)");
+    if (it->second == 0)
+      return Status::InvalidArgument(std::string(key) + "=0: must be positive");
+  }
+  return Status::Ok();
+}
+
+}  // namespace
+
 Result<OpSignature> OpSignature::Parse(std::string_view line) {
   std::istringstream in{std::string(line)};
   std::string word;
@@ -147,6 +214,7 @@ Result<OpSignature> OpSignature::Parse(std::string_view line) {
     }
   }
   if (!have_dt) return Status::InvalidArgument("dt= is missing");
+  if (Status st = CheckSizes(sig); !st.ok()) return st;
   return sig;
 }
 

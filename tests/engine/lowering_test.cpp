@@ -44,6 +44,14 @@ TEST(OpSignatureTest, PrintsAndParsesBack) {
             "'mb=-3': sizes must be non-negative integers");
   EXPECT_EQ(OpSignature::Parse("ip_fwd dt=f32 mb=3 mb=4").status().message(),
             "'mb' is given twice");
+  // Regression: `profile op "ip_fwd dt=f32 aten=1 ic=16"` timed an empty product, exit 0.
+  EXPECT_EQ(OpSignature::Parse("ip_fwd dt=f32 aten=1 ic=16").status().message(),
+            "mb= is missing (ip_fwd needs it; docs/op-signatures.md)");
+  EXPECT_EQ(OpSignature::Parse("optimizer dt=f32 alg=adam n=0").status().message(),
+            "n=0: must be positive");
+  EXPECT_EQ(OpSignature::Parse("reorder dt=f32 c=0 mb=2").status().message(),
+            "c=0: must be positive");
+  EXPECT_TRUE(OpSignature::Parse("reorder dt=f32 c=16 h=4 mb=2 w=4").ok());
 }
 
 TEST(OpSignatureTest, HashKeysEveryField) {
