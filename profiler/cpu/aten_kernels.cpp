@@ -266,11 +266,13 @@ AtenCall InnerProduct(const OpSignature& s, const SystemBlas& blas) {
   auto b = Make(oc, 0.5f);
   const int m = static_cast<int>(mb), k = static_cast<int>(ic), n = static_cast<int>(oc);
   // In a training step the layer's forward product always runs before its gradients, and
-  // OpenBLAS's speed on a product depends on what the process ran before: on the later
-  // development VM (AVX2 EPYC) the data gradient 128x512 by 512x128 took 1.62 ms in a process
-  // whose first sgemm it was, 0.50 ms after one forward product of the layer, and PyTorch's 0.44
-  // ms (docs/accuracy.md; the mechanism inside OpenBLAS was not found). So the gradients are
-  // timed after one untimed forward product, as in the framework's process.
+  // OpenBLAS's speed on a product depends on the products the process ran before (which pages of
+  // its packing buffer are resident, blas_probe.h): on the later development VM (AVX2 EPYC) the
+  // data gradient 128x512 by 512x128 took 1.62 ms in a process whose first sgemm it was, 0.50 ms
+  // after one forward product of the layer, and PyTorch's 0.44 ms. So a gradient is run after
+  // one untimed forward product; the profiler also times every product in a fresh process after
+  // all three of the layer's (MeasureInFreshProcess), which this keeps self-contained for callers
+  // that time a product in their own process.
   // y = x W^T + beta y.
   auto forward_product = [=](float beta) {
     blas.sgemm(CblasRowMajor, CblasNoTrans, CblasTrans, m, n, k, 1.f, x->data(), k, w->data(), k,

@@ -7,6 +7,7 @@
 #include <oneapi/dnnl/dnnl.hpp>
 
 #include "profiler/cpu/aten_kernels.h"
+#include "profiler/cpu/blas_probe.h"
 #include "profiler/cpu/own_kernels.h"
 #include "profiler/timer.h"
 
@@ -382,6 +383,10 @@ class CpuBackend : public Backend {
                                  ": tf32 is a GPU tensor-core math mode; on a CPU use f32");
     omp_set_num_threads(options.threads);
     if (sig.dim("aten") != 0) {
+      // A BLAS product's time depends on the products its process ran before (blas_probe.h).
+      if (sig.kind == OpKind::kInnerProductFwd || sig.kind == OpKind::kInnerProductBwdData ||
+          sig.kind == OpKind::kInnerProductBwdWeights)
+        return MeasureInFreshProcess(sig, options);
       Result<AtenCall> call = AtenKernel(sig);
       if (!call.ok()) return call.status();
       return TimeRuns(call->run, options, call->before);

@@ -10,6 +10,7 @@
 #include "engine/lowering.h"
 #include "engine/zoo.h"
 #include "profiler/cpu/aten_kernels.h"
+#include "profiler/cpu/blas_probe.h"
 #include "profiler/cpu/onednn_backend.h"
 #include "profiler/profile_store.h"
 #include "profiler/timer.h"
@@ -63,6 +64,60 @@ TEST(AtenKernelTest, ProductsFollowAParallelPassOnlyWhereATenRunsOne) {
   }
   EXPECT_FALSE(has_before(2, "dropout_fwd dt=f32 aten=1 n=40000"));
   omp_set_num_threads(threads);
+}
+
+// A BLAS product is timed in a fresh epochcost-blas-probe process (blas_probe.h).
+TEST(BlasProbeTest, TimesAProductInAFreshProcess) {
+  const MeasureOptions three{
+      .threads = 1, .warmup = 1, .min_repeats = 3, .min_time = Seconds::FromSeconds(0)};
+  for (const char* kind : {"ip_fwd", "ip_bwd_data", "ip_bwd_weights"}) {
+    const std::string line = std::string(kind) + " dt=f32 aten=1 bias=1 ic=16 mb=8 oc=4";
+    Result<Measurement> m = MeasureInFreshProcess(*OpSignature::Parse(line), three);
+    ASSERT_TRUE(m.ok()) << line << ": " << m.status().message();
+    EXPECT_EQ(m->count, 3) << line;
+    EXPECT_GT(m->median.seconds(), 0) << line;
+    EXPECT_LE(m->p10.seconds(), m->median.seconds()) << line;
+    EXPECT_LE(m->median.seconds(), m->p90.seconds()) << line;
+  }
+}
+
+TEST(BlasProbeTest, PassesOnWhatTheProbeRefused) {
+  Result<Measurement> m = MeasureInFreshProcess(
+      *OpSignature::Parse("ip_fwd dt=f32 bias=1 ic=16 mb=8 oc=4"), MeasureOptions{});
+  ASSERT_FALSE(m.ok());
+  EXPECT_NE(m.status().message().find("epochcost-blas-probe: ip_fwd dt=f32 bias=1 ic=16 mb=8 "
+                                      "oc=4: not an aten=1 inner product"),
+            std::string::npos)
+      << m.status().message();
+}
+
+TEST(BlasProbeTest, NamesAProbeItCannotRun) {
+  ASSERT_EQ(setenv("EPOCHCOST_BLAS_PROBE", "/nonexistent/epochcost-blas-probe", 1), 0);
+  Result<Measurement> m = MeasureInFreshProcess(
+      *OpSignature::Parse("ip_fwd dt=f32 aten=1 bias=1 ic=16 mb=8 oc=4"), MeasureOptions{});
+  unsetenv("EPOCHCOST_BLAS_PROBE");
+  ASSERT_FALSE(m.ok());
+  EXPECT_EQ(m.status().message(),
+            "cannot run /nonexistent/epochcost-blas-probe (No such file or directory); set "
+            "EPOCHCOST_BLAS_PROBE to the program built beside epochcost");
+}
+
+TEST(BlasProbeTest, RejectsBadArgumentsBeforeTimingAnything) {
+  auto run = [](std::vector<std::string> args) {
+    args.insert(args.begin(), "epochcost-blas-probe");
+    std::vector<char*> argv;
+    for (std::string& a : args) argv.push_back(a.data());
+    return BlasProbeMain(static_cast<int>(argv.size()), argv.data());
+  };
+  const std::string ip = "ip_fwd dt=f32 aten=1 bias=1 ic=16 mb=8 oc=4";
+  EXPECT_EQ(run({"1", "1", "3", "0"}), 1);  // no signature
+  EXPECT_EQ(run({"0", "1", "3", "0", ip}), 1);
+  EXPECT_EQ(run({"two", "1", "3", "0", ip}), 1);
+  EXPECT_EQ(run({"1", "-1", "3", "0", ip}), 1);
+  EXPECT_EQ(run({"1", "1", "0", "0", ip}), 1);
+  EXPECT_EQ(run({"1", "1", "3", "nan", ip}), 1);
+  EXPECT_EQ(run({"1", "1", "3", "0", "ip_fwd dt=f32 aten=1 ic=16"}), 1);  // no mb, oc
+  EXPECT_EQ(run({"1", "1", "3", "0", "dropout_fwd dt=f32 aten=1 n=40000"}), 1);
 }
 
 TEST(CpuBackendTest, RunsEveryOpOfSmallTrainingSteps) {
@@ -192,7 +247,7 @@ TEST_F(ProfileStoreTest, BadProfilesChangeNothing) {
       R"({"signature": "ip_fwd dt=f32 ic=8 mb=4 oc=2", "threads": 1, "median_s": 1e-5,
           "p10_s": 1e-5, "p90_s": 2e-5, "count": 3, "measured_at": "2026-01-02"})";
   EXPECT_EQ((*store)
-                ->ImportJson(head + good + R"(, {"signature": "ip_fwd dt=f32", "threads": 1,
+                ->ImportJson(head + good + R"(, {"signature": "ip_fwd dt=f32 ic=2 mb=1 oc=3", "threads": 1,
           "median_s": 2e-5, "p10_s": 3e-5, "p90_s": 4e-5, "count": 3,
           "measured_at": "2026-01-02"}]})",
                              "bad.json")
