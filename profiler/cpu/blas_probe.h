@@ -6,10 +6,10 @@
 // them. A product runs slower while pages past the ones it writes itself are not yet resident:
 // on the development CPU (AVX2 EPYC, 1 thread) the bi-LSTM's weight gradient 256x3200 by
 // 3200x128 took 19.8 ms in a fresh process, also after itself, and 6.3 ms once every page of the
-// buffer had been written (memset); madvise(MADV_DONTNEED) on the buffer brought back the 19.8
-// ms. perf puts the difference in OpenBLAS's sgemm micro-kernel, called with the same arguments
-// and the same buffer addresses either way (a likely cause: its prefetches past the packed panel
-// find unmapped pages). So a product's time depends on the largest products its process ran
+// buffer had been written (memset); madvise(MADV_DONTNEED) on the buffer brought back 19.9 ms.
+// perf's samples fall in OpenBLAS's sgemm micro-kernel either way, not in its packing, and the
+// kernel is called with the same arguments and buffer addresses (a likely cause: its prefetches
+// past the packed panel find unmapped pages). So a product's time depends on the largest products its process ran
 // before: in PyTorch's training step they are the model's own (its steady state there took
 // 7.0, 13.7 and 20.8 ms for that layer's forward, data and weight gradients; the same products
 // timed after larger ones, as the profiler's single process used to, 6.3, 6.6 and 6.3 ms).
