@@ -21,9 +21,9 @@ device synchronized. Use it to check predictions, never to produce them.
 
 --run-log FILE appends the run to FILE in the run-log format `epochcost validate` and
 `epochcost calibrate` read (docs/run-logs.md), writing the header when the file is new. The run's
-target is device:NAME, NAME being the CPU's /proc/cpuinfo model name or the GPU's name, as
-`epochcost profile` fingerprints them, so the log validates against that device's profile on any
-machine; seconds_per_epoch is the median step times the steps of an epoch (the model's training
+target is device:NAME, NAME being the GPU's name or the CPU's /proc/cpuinfo model name followed
+by its ISA extensions in brackets, as `epochcost profile` fingerprints them, so the log validates
+against that device's profile on any machine; seconds_per_epoch is the median step times the steps of an epoch (the model's training
 samples, or --samples, over the batch), without a validation pass.
 """
 import argparse
@@ -246,8 +246,24 @@ def cpu_model():
     return "unknown CPU"
 
 
+def cpu_isa():
+    """The ISA extensions epochcost's fingerprint lists (profiler/fingerprint.cpp), in its order:
+    `device:MODEL [ISA]` names the one profile of that CPU when the store holds several with the
+    same model string (the development VMs' "AMD EPYC" with and without AVX-512)."""
+    with open("/proc/cpuinfo") as f:
+        for line in f:
+            if line.startswith("flags"):
+                flags = set(line.split(":", 1)[1].split())
+                return " ".join(x for x in ("avx2", "fma", "avx512f", "avx512_vnni",
+                                            "avx512_bf16", "amx_tile") if x in flags)
+    return ""
+
+
 def write_run_log(a, doc, dev, batch, opt_name, median, p10, p90):
     device = torch.cuda.get_device_name(dev) if dev.type == "cuda" else cpu_model()
+    target = device
+    if dev.type != "cuda" and cpu_isa():
+        target += " [%s]" % cpu_isa()
     samples = a.samples or doc.get("training", {}).get("samples", 0)
     if samples <= 0:
         raise SystemExit("--run-log: the model has no training samples; give --samples N")
@@ -258,7 +274,7 @@ def write_run_log(a, doc, dev, batch, opt_name, median, p10, p90):
         if new:
             w.writerow(RUN_LOG_COLUMNS)
         cpu = dev.type != "cuda"
-        w.writerow([doc["name"], "device:" + device, "on-demand", device, batch, a.precision, opt_name, a.threads if cpu else "",
+        w.writerow([doc["name"], "device:" + target, "on-demand", device, batch, a.precision, opt_name, a.threads if cpu else "",
                     "" if cpu else 1, samples, 0, "%.6g" % (median * steps), "", "",
                     "pytorch", torch.__version__,
                     "tools/reference/torch_step.py %s: median of %d steps after %d warm-up "
