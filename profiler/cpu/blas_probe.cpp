@@ -1,5 +1,6 @@
 #include "profiler/cpu/blas_probe.h"
 
+#include <fcntl.h>
 #include <omp.h>
 #include <spawn.h>
 #include <sys/wait.h>
@@ -42,13 +43,12 @@ std::string ProbePath() {
 
 // Runs `argv` with its standard output captured; returns that output, or why it could not run.
 Result<std::string> RunCaptured(const std::vector<std::string>& argv, int* exit_status) {
-  int fds[2];
-  if (pipe(fds) != 0) return Status::Internal(std::string("pipe: ") + std::strerror(errno));
+  int fds[2];  // close-on-exec: the probe gets only its standard output's copy (dup2 clears it)
+  if (pipe2(fds, O_CLOEXEC) != 0)
+    return Status::Internal(std::string("pipe: ") + std::strerror(errno));
   posix_spawn_file_actions_t actions;
   posix_spawn_file_actions_init(&actions);
   posix_spawn_file_actions_adddup2(&actions, fds[1], STDOUT_FILENO);
-  posix_spawn_file_actions_addclose(&actions, fds[0]);
-  posix_spawn_file_actions_addclose(&actions, fds[1]);
   std::vector<char*> args;
   for (const std::string& a : argv) args.push_back(const_cast<char*>(a.c_str()));
   args.push_back(nullptr);
