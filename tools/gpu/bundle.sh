@@ -11,6 +11,8 @@ build=${1:-build}
 stage=$(mktemp -d)
 mkdir -p "$stage/bin" "$stage/lib" .devbin
 strip -o "$stage/bin/epochcost" "$build/cli/epochcost"
+# The CPU profiler times each BLAS product in this program, found beside epochcost.
+strip -o "$stage/bin/epochcost-blas-probe" "$build/cli/epochcost-blas-probe"
 strip -o "$stage/bin/profiler_tests" "$build/tests/profiler_tests"
 # The system BLAS is opened at run time (profiler/cpu/aten_kernels.cpp), so ldd of epochcost does
 # not list it: it and its own dependencies are found through the loader cache.
