@@ -160,7 +160,7 @@ std::optional<OpTime> ScaledTimes::Find(const OpSignature& sig, int) const {
     work = work * (target_.cores / usl.Speedup(target_.cores));
   }
   const Seconds t = target_.roofline.latency + work;
-  return OpTime{t, t, t, lent.source};
+  return OpTime{t, t, t, t, lent.source};
 }
 
 }  // namespace epochcost

@@ -33,7 +33,7 @@ StepSum Sum(const StepOps& ops, const OpTimeSource& times, const EpochOptions& o
       return o.dispatch_overlaps ? std::max(kernel, o.per_op_overhead)
                                  : kernel + o.per_op_overhead;
     };
-    const Seconds cost = with_overhead(t->median) * op.count;
+    const Seconds cost = with_overhead(t->mean) * op.count;
     sum.total += cost;
     sum.total_p10 += with_overhead(t->p10) * op.count;
     sum.total_p90 += with_overhead(t->p90) * op.count;
@@ -44,7 +44,7 @@ StepSum Sum(const StepOps& ops, const OpTimeSource& times, const EpochOptions& o
       sum.source = t->source;
     }
     first = false;
-    if (rows) rows->push_back({op.signature, op.count, t->median, cost, t->source, op.layers});
+    if (rows) rows->push_back({op.signature, op.count, t->mean, cost, t->source, op.layers});
   }
   return sum;
 }

@@ -18,6 +18,11 @@ struct OpTime {
   Seconds median;
   Seconds p10;
   Seconds p90;
+  // What a step pays on average for the op: the mean of the measured runs (the median where a
+  // measurement has no mean, or the time is scaled). A step sums its ops' means, not their medians:
+  // where an op's runs are bimodal (two thread pools on two cores, docs/accuracy.md "Two
+  // threads"), the median hides the slow mode the step pays.
+  Seconds mean;
   std::string source;  // "measured here (DEVICE, DATE)"
 };
 
@@ -41,7 +46,7 @@ struct EpochOptions {
 struct OpTiming {
   OpSignature signature;
   int count = 0;
-  Seconds each;   // measured median (scaled or carried over), before kernel_scale
+  Seconds each;   // measured mean (scaled or carried over: one figure), before kernel_scale
   Seconds total;  // count x (scale x each + overhead), or count x max(scale x each, overhead)
   std::string source;
   std::vector<std::string> layers;
@@ -49,7 +54,7 @@ struct OpTiming {
 
 struct EpochPrediction {
   Seconds step;
-  // The step with every op at its own 10th / 90th percentile time instead of its median: the
+  // The step with every op at its own 10th / 90th percentile time instead of its mean: the
   // spread of the measurements behind it (equal to the step where the times are scaled, which
   // keep one figure per op). Not a confidence interval: an op's slow runs need not coincide.
   Seconds step_p10, step_p90;

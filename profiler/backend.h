@@ -17,12 +17,13 @@ struct MeasureOptions {
   Seconds min_time = Seconds::FromMilliseconds(200);
 };
 
-// Timed runs of one signature: order statistics of the per-run times.
+// Timed runs of one signature: order statistics and mean of the per-run times.
 struct Measurement {
   Seconds median;
   Seconds p10;
   Seconds p90;
   int count = 0;
+  Seconds mean;  // what a step that runs the op many times pays on average
   std::string note;  // how the backend ran it, e.g. "forward algo 1, workspace 0 MiB"
 };
 

@@ -31,7 +31,7 @@ CREATE TABLE IF NOT EXISTS devices(
 CREATE TABLE IF NOT EXISTS measurements(
   device TEXT NOT NULL REFERENCES devices(id), threads INTEGER NOT NULL, signature TEXT NOT NULL,
   median_s REAL NOT NULL, p10_s REAL NOT NULL, p90_s REAL NOT NULL, count INTEGER NOT NULL,
-  measured_at TEXT NOT NULL, PRIMARY KEY(device, threads, signature));
+  measured_at TEXT NOT NULL, mean_s REAL, PRIMARY KEY(device, threads, signature));
 CREATE TABLE IF NOT EXISTS microbenchmarks(
   device TEXT NOT NULL REFERENCES devices(id), name TEXT NOT NULL, threads INTEGER NOT NULL,
   value REAL NOT NULL, measured_at TEXT NOT NULL, PRIMARY KEY(device, name, threads));
@@ -43,6 +43,16 @@ CREATE TABLE IF NOT EXISTS calibrations(
 )sql";
 
 constexpr int kFormatVersion = 1;
+
+// Stores made before measurements kept their mean lack the column; their rows read as "no mean".
+Status AddMeanColumn(Database& db) {
+  Result<Statement> q = db.Prepare("SELECT 1 FROM pragma_table_info('measurements') "
+                                   "WHERE name = 'mean_s'");
+  if (!q.ok()) return q.status();
+  Result<bool> row = q->Step();
+  if (!row.ok()) return row.status();
+  return *row ? Status::Ok() : db.Exec("ALTER TABLE measurements ADD COLUMN mean_s REAL");
+}
 
 Status PutDevice(Database& db, const Fingerprint& d) {
   Result<Statement> q =
@@ -98,6 +108,12 @@ Status ParseProfile(const Json& doc, Fingerprint* device, std::vector<StoredMeas
       return Status::InvalidArgument(path + ": times must be positive with p10 <= median <= p90");
     s.measurement = {Seconds::FromSeconds(median), Seconds::FromSeconds(p10),
                      Seconds::FromSeconds(p90), static_cast<int>(*count)};
+    if (e.contains("mean_s")) {  // optional: files written before 2026-11-24 lack it
+      const Json& mean = e["mean_s"];
+      if (!mean.is_number() || !(mean.get<double>() > 0) || !std::isfinite(mean.get<double>()))
+        return Status::InvalidArgument(path + ".mean_s: expected a positive number of seconds");
+      s.measurement.mean = Seconds::FromSeconds(mean.get<double>());
+    }
     s.measured_at = e.value("measured_at", "");
     if (s.measured_at.size() != 10)
       return Status::InvalidArgument(path + ".measured_at: YYYY-MM-DD");
@@ -139,6 +155,7 @@ Result<std::unique_ptr<ProfileStore>> ProfileStore::Open(const std::string& path
   if (!db.ok()) return db.status();
   std::unique_ptr<ProfileStore> store(new ProfileStore(std::move(*db)));
   EPOCHCOST_RETURN_IF_ERROR(store->db_->Exec(kSchema));
+  EPOCHCOST_RETURN_IF_ERROR(AddMeanColumn(*store->db_));
   // Shipped profiles are (re)loaded whenever their content differs from what was last loaded, so
   // a newer epochcost brings its newer measurements into an existing store.
   for (const auto& [name, text] : ShippedProfiles()) {
@@ -162,13 +179,14 @@ Result<std::unique_ptr<ProfileStore>> ProfileStore::Open(const std::string& path
 
 Status ProfileStore::Put(const Fingerprint& device, const StoredMeasurement& m) {
   EPOCHCOST_RETURN_IF_ERROR(PutDevice(*db_, device));
-  Result<Statement> q =
-      db_->Prepare("INSERT OR REPLACE INTO measurements VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)");
+  Result<Statement> q = db_->Prepare(
+      "INSERT OR REPLACE INTO measurements(device, threads, signature, median_s, p10_s, p90_s, "
+      "count, measured_at, mean_s) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, NULLIF(?9, 0))");
   if (!q.ok()) return q.status();
   q->Bind(1, device.id()).Bind(2, int64_t{m.threads}).Bind(3, m.signature);
   q->Bind(4, m.measurement.median.seconds()).Bind(5, m.measurement.p10.seconds());
   q->Bind(6, m.measurement.p90.seconds()).Bind(7, int64_t{m.measurement.count});
-  q->Bind(8, m.measured_at);
+  q->Bind(8, m.measured_at).Bind(9, m.measurement.mean.seconds());
   return q->Run();
 }
 
@@ -184,14 +202,15 @@ Status ProfileStore::PutMicrobenchmark(const Fingerprint& device, const Microben
 
 std::optional<OpTime> ProfileStore::Find(const OpSignature& sig, int threads) const {
   Result<Statement> q = db_->Prepare(
-      "SELECT median_s, p10_s, p90_s, measured_at FROM measurements WHERE device = ?1 AND "
-      "threads = ?2 AND signature = ?3");
+      "SELECT median_s, p10_s, p90_s, measured_at, IFNULL(mean_s, median_s) FROM measurements "
+      "WHERE device = ?1 AND threads = ?2 AND signature = ?3");
   if (!q.ok()) return std::nullopt;
   q->Bind(1, device_.id()).Bind(2, int64_t{threads}).Bind(3, sig.ToString());
   Result<bool> row = q->Step();
   if (!row.ok() || !*row) return std::nullopt;
   return OpTime{Seconds::FromSeconds(q->Double(0)), Seconds::FromSeconds(q->Double(1)),
-                Seconds::FromSeconds(q->Double(2)), "measured here (" + q->Text(3) + ")"};
+                Seconds::FromSeconds(q->Double(2)), Seconds::FromSeconds(q->Double(4)),
+                "measured here (" + q->Text(3) + ")"};
 }
 
 Result<std::vector<Microbenchmark>> ProfileStore::Microbenchmarks(const Fingerprint& d) const {
@@ -227,8 +246,8 @@ Result<std::vector<Fingerprint>> ProfileStore::Devices() const {
 
 Result<std::vector<StoredMeasurement>> ProfileStore::Measurements(const Fingerprint& d) const {
   Result<Statement> q = db_->Prepare(
-      "SELECT signature, threads, median_s, p10_s, p90_s, count, measured_at FROM measurements "
-      "WHERE device = ?1 ORDER BY threads, signature");
+      "SELECT signature, threads, median_s, p10_s, p90_s, count, measured_at, IFNULL(mean_s, 0) "
+      "FROM measurements WHERE device = ?1 ORDER BY threads, signature");
   if (!q.ok()) return q.status();
   q->Bind(1, d.id());
   std::vector<StoredMeasurement> out;
@@ -239,7 +258,8 @@ Result<std::vector<StoredMeasurement>> ProfileStore::Measurements(const Fingerpr
     out.push_back({q->Text(0), static_cast<int>(q->Int(1)),
                    Measurement{Seconds::FromSeconds(q->Double(2)),
                                Seconds::FromSeconds(q->Double(3)),
-                               Seconds::FromSeconds(q->Double(4)), static_cast<int>(q->Int(5))},
+                               Seconds::FromSeconds(q->Double(4)), static_cast<int>(q->Int(5)),
+                               Seconds::FromSeconds(q->Double(7))},
                    q->Text(6)});
   }
   return out;
@@ -308,14 +328,17 @@ Result<std::string> ProfileStore::ExportJson(const Fingerprint& d) const {
   Result<std::vector<StoredMeasurement>> ms = Measurements(d);
   if (!ms.ok()) return ms.status();
   doc["measurements"] = OutJson::array();
-  for (const StoredMeasurement& m : *ms)
-    doc["measurements"].push_back({{"signature", m.signature},
-                                   {"threads", m.threads},
-                                   {"median_s", m.measurement.median.seconds()},
-                                   {"p10_s", m.measurement.p10.seconds()},
-                                   {"p90_s", m.measurement.p90.seconds()},
-                                   {"count", m.measurement.count},
-                                   {"measured_at", m.measured_at}});
+  for (const StoredMeasurement& m : *ms) {
+    OutJson e = {{"signature", m.signature},
+                 {"threads", m.threads},
+                 {"median_s", m.measurement.median.seconds()},
+                 {"p10_s", m.measurement.p10.seconds()},
+                 {"p90_s", m.measurement.p90.seconds()}};
+    if (m.measurement.mean.seconds() > 0) e["mean_s"] = m.measurement.mean.seconds();
+    e["count"] = m.measurement.count;
+    e["measured_at"] = m.measured_at;
+    doc["measurements"].push_back(std::move(e));
+  }
   return doc.dump(1) + "\n";
 }
 

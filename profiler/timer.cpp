@@ -21,6 +21,9 @@ Measurement Summarize(std::vector<double> samples) {
   m.median = Seconds::FromSeconds(Percentile(samples, 0.5));
   m.p10 = Seconds::FromSeconds(Percentile(samples, 0.1));
   m.p90 = Seconds::FromSeconds(Percentile(samples, 0.9));
+  double sum = 0;
+  for (double x : samples) sum += x;
+  m.mean = Seconds::FromSeconds(sum / static_cast<double>(samples.size()));
   m.count = static_cast<int>(samples.size());
   return m;
 }

@@ -1,5 +1,5 @@
 // Repeats a callable until a minimum count and time are reached, after warm-up, and reports the
-// median, 10th and 90th percentile of the per-run wall times (steady clock).
+// median, 10th and 90th percentile and the mean of the per-run wall times (steady clock).
 #ifndef EPOCHCOST_PROFILER_TIMER_H_
 #define EPOCHCOST_PROFILER_TIMER_H_
 
@@ -10,7 +10,7 @@
 
 namespace epochcost::profiler {
 
-// Order statistics of `samples` (seconds), which must not be empty. Percentiles interpolate
+// Order statistics and mean of `samples` (seconds), which must not be empty. Percentiles interpolate
 // linearly between order statistics (numpy's default).
 Measurement Summarize(std::vector<double> samples);
 

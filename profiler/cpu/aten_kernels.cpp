@@ -6,6 +6,7 @@
 
 #include <algorithm>
 #include <array>
+#include <chrono>
 #include <cmath>
 #include <cstring>
 #include <limits>
@@ -320,6 +321,32 @@ AtenCall InnerProduct(const OpSignature& s, const SystemBlas& blas) {
 }
 
 }  // namespace
+
+// A product every 20 ms keeps OpenBLAS's workers polling (they give up after ~0.1 s) while most
+// runs start some milliseconds after the last product, as most ops of a convolutional step do.
+// A product right before every run is the harsher context of an unrolled recurrent cell (an op
+// every few microseconds, each next to a product); it was tried and is not what this measures
+// (docs/accuracy.md, "Two threads").
+constexpr auto kBlasPollingPeriod = std::chrono::milliseconds(20);
+
+std::function<void()> BlasWorkersPolling() {
+  Result<const SystemBlas*> blas = LoadSystemBlas();
+  if (!blas.ok() || omp_get_max_threads() == 1) return nullptr;
+  const SystemBlas* b = *blas;
+  // 64 x 128 by 128 x 64: above OpenBLAS's size for splitting a product over its threads
+  // (m n k > 262,144), and about 20 us at 2 threads on the development CPU.
+  constexpr int kM = 64, kK = 128, kN = 64;
+  auto x = Make(kM * kK, 0.01f), w = Make(kK * kN, 0.01f), y = Make(kM * kN, 0.f);
+  auto last = std::make_shared<std::chrono::steady_clock::time_point>();  // none yet
+  return [=] {
+    const auto now = std::chrono::steady_clock::now();
+    if (now - *last < kBlasPollingPeriod) return;
+    *last = now;
+    SetBlasThreads(*b);
+    b->sgemm(CblasRowMajor, CblasNoTrans, CblasNoTrans, kM, kN, kK, 1.f, x->data(), kK, w->data(),
+             kN, 0.f, y->data(), kN);
+  };
+}
 
 Result<AtenCall> AtenKernel(const OpSignature& sig) {
   if (sig.dtype != DType::kFloat32)

@@ -107,15 +107,17 @@ Result<Measurement> MeasureInFreshProcess(const OpSignature& sig, const MeasureO
     return Status::Internal(probe + ": " + line);
   }
   std::istringstream in(line);
-  double median = 0, p10 = 0, p90 = 0;
+  double median = 0, p10 = 0, p90 = 0, mean = 0;
   int count = 0;
-  if (!(in >> median >> p10 >> p90 >> count) || count <= 0 || !(median > 0))
+  if (!(in >> median >> p10 >> p90 >> count >> mean) || count <= 0 || !(median > 0) ||
+      !(mean > 0))
     return Status::Internal(probe + ": unreadable result '" + line + "'");
   Measurement m;
   m.median = Seconds::FromSeconds(median);
   m.p10 = Seconds::FromSeconds(p10);
   m.p90 = Seconds::FromSeconds(p90);
   m.count = count;
+  m.mean = Seconds::FromSeconds(mean);
   return m;
 }
 
@@ -153,7 +155,8 @@ int BlasProbeMain(int argc, char** argv) {
   Result<AtenCall> call = AtenKernel(*sig);
   if (!call.ok()) return ProbeError(call.status().message());
   const Measurement m = TimeRuns(call->run, options, call->before);
-  std::printf("%.9g %.9g %.9g %d\n", m.median.seconds(), m.p10.seconds(), m.p90.seconds(), m.count);
+  std::printf("%.9g %.9g %.9g %d %.9g\n", m.median.seconds(), m.p10.seconds(), m.p90.seconds(),
+              m.count, m.mean.seconds());
   return 0;
 }
 

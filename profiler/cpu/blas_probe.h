@@ -33,7 +33,7 @@ namespace epochcost::profiler {
 Result<Measurement> MeasureInFreshProcess(const OpSignature& sig, const MeasureOptions& options);
 
 // The probe program: `epochcost-blas-probe THREADS WARMUP MIN_REPEATS MIN_SECONDS SIGNATURE`
-// prints "MEDIAN P10 P90 COUNT" (seconds) on one line, or "error: ..." and exits 1.
+// prints "MEDIAN P10 P90 COUNT MEAN" (seconds) on one line, or "error: ..." and exits 1.
 int BlasProbeMain(int argc, char** argv);
 
 }  // namespace epochcost::profiler

@@ -389,12 +389,12 @@ class CpuBackend : public Backend {
         return MeasureInFreshProcess(sig, options);
       Result<AtenCall> call = AtenKernel(sig);
       if (!call.ok()) return call.status();
-      return TimeRuns(call->run, options, call->before);
+      return TimeRuns(call->run, options, call->before ? call->before : BlasWorkersPolling());
     }
     if (IsOwnKernel(sig.kind)) {
       Result<std::function<void()>> run = OwnKernel(sig);
       if (!run.ok()) return run.status();
-      return TimeRuns(*run, options);
+      return TimeRuns(*run, options, BlasWorkersPolling());
     }
     try {
       Prepared p = Builder(sig, engine_).Build();
@@ -403,7 +403,7 @@ class CpuBackend : public Backend {
             p.primitive.execute(stream_, p.args);
             stream_.wait();
           },
-          options);
+          options, BlasWorkersPolling());
     } catch (const dnnl::error& e) {
       return Status::Unsupported(sig.ToString() + ": oneDNN cannot run it here (" + e.what() + ")");
     } catch (const std::exception& e) {

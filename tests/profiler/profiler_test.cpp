@@ -7,6 +7,7 @@
 #include <filesystem>
 #include <set>
 
+#include "catalog/sqlite.h"
 #include "engine/lowering.h"
 #include "engine/zoo.h"
 #include "profiler/cpu/aten_kernels.h"
@@ -25,7 +26,12 @@ TEST(TimerTest, PercentilesInterpolateLikeNumpy) {
   EXPECT_NEAR(m.p10.seconds(), 1.9, 1e-12);
   EXPECT_NEAR(m.p90.seconds(), 9.1, 1e-12);
   EXPECT_EQ(m.count, 10);
+  EXPECT_DOUBLE_EQ(m.mean.seconds(), 5.5);
   EXPECT_DOUBLE_EQ(Summarize({0.25}).p90.seconds(), 0.25);
+  // Bimodal runs (one in five stalls): the median hides the slow mode, the mean carries it.
+  Measurement stalls = Summarize({1, 1, 1, 1, 5, 1, 1, 1, 1, 5});
+  EXPECT_DOUBLE_EQ(stalls.median.seconds(), 1);
+  EXPECT_DOUBLE_EQ(stalls.mean.seconds(), 1.8);
 }
 
 TEST(TimerTest, RepeatsUntilCountAndTime) {
@@ -78,6 +84,7 @@ TEST(BlasProbeTest, TimesAProductInAFreshProcess) {
     EXPECT_GT(m->median.seconds(), 0) << line;
     EXPECT_LE(m->p10.seconds(), m->median.seconds()) << line;
     EXPECT_LE(m->median.seconds(), m->p90.seconds()) << line;
+    EXPECT_GT(m->mean.seconds(), 0) << line;  // the probe's fifth figure
   }
 }
 
@@ -215,12 +222,19 @@ TEST_F(ProfileStoreTest, PutFindExportImport) {
   ASSERT_TRUE(store.ok()) << store.status().message();
   const OpSignature sig = *OpSignature::Parse("ip_fwd dt=f32 bias=1 ic=8 mb=4 oc=2");
   const Measurement m{Seconds::FromMicroseconds(10), Seconds::FromMicroseconds(9),
-                      Seconds::FromMicroseconds(12), 50};
+                      Seconds::FromMicroseconds(12), 50, Seconds::FromMicroseconds(11)};
   ASSERT_TRUE((*store)->Put(TestDevice(), {sig.ToString(), 2, m, "2026-01-02"}).ok());
+  // A measurement without a mean (one imported from an older file) reads its median as its mean.
+  const OpSignature old = *OpSignature::Parse("ip_fwd dt=f32 bias=1 ic=8 mb=4 oc=3");
+  const Measurement no_mean{Seconds::FromMicroseconds(20), Seconds::FromMicroseconds(19),
+                            Seconds::FromMicroseconds(22), 50};
+  ASSERT_TRUE((*store)->Put(TestDevice(), {old.ToString(), 2, no_mean, "2026-01-02"}).ok());
   (*store)->SelectDevice(TestDevice());
   std::optional<OpTime> t = (*store)->Find(sig, 2);
   ASSERT_TRUE(t.has_value());
   EXPECT_DOUBLE_EQ(t->median.seconds(), 10e-6);
+  EXPECT_DOUBLE_EQ(t->mean.seconds(), 11e-6);
+  EXPECT_DOUBLE_EQ((*store)->Find(old, 2)->mean.seconds(), 20e-6);
   EXPECT_EQ(t->source, "measured here (2026-01-02)");
   EXPECT_FALSE((*store)->Find(sig, 1).has_value());  // other thread count
   (*store)->SelectDevice(LocalCpu());
@@ -232,9 +246,12 @@ TEST_F(ProfileStoreTest, PutFindExportImport) {
   for (const char* ext : {"", "-wal", "-shm"}) std::filesystem::remove(path_ + ext);
   Result<std::unique_ptr<ProfileStore>> fresh = ProfileStore::Open(path_);
   ASSERT_TRUE(fresh.ok());
-  EXPECT_EQ(*(*fresh)->ImportJson(*json, "p.json"), 1);
+  EXPECT_EQ(*(*fresh)->ImportJson(*json, "p.json"), 2);
   (*fresh)->SelectDevice(TestDevice());
   EXPECT_DOUBLE_EQ((*fresh)->Find(sig, 2)->p90.seconds(), 12e-6);
+  EXPECT_DOUBLE_EQ((*fresh)->Find(sig, 2)->mean.seconds(), 11e-6);
+  EXPECT_EQ(json->find("\"mean_s\": 2e-05"), std::string::npos);  // no mean invented for it
+  EXPECT_DOUBLE_EQ((*fresh)->Find(old, 2)->mean.seconds(), 20e-6);
 }
 
 TEST_F(ProfileStoreTest, BadProfilesChangeNothing) {
@@ -255,6 +272,14 @@ TEST_F(ProfileStoreTest, BadProfilesChangeNothing) {
                 .message(),
             "bad.json: measurements[1]: times must be positive with p10 <= median <= p90");
   EXPECT_EQ((*store)
+                ->ImportJson(head + R"({"signature": "ip_fwd dt=f32 ic=2 mb=1 oc=3", "threads": 1,
+          "median_s": 2e-5, "p10_s": 1e-5, "p90_s": 4e-5, "mean_s": "fast", "count": 3,
+          "measured_at": "2026-01-02"}]})",
+                             "bad.json")
+                .status()
+                .message(),
+            "bad.json: measurements[0].mean_s: expected a positive number of seconds");
+  EXPECT_EQ((*store)
                 ->ImportJson(R"({"format": "epochcost-profile", "version": 7})", "v.json")
                 .status()
                 .message(),
@@ -264,6 +289,46 @@ TEST_F(ProfileStoreTest, BadProfilesChangeNothing) {
   Fingerprint x{"cpu", "X", "", 0, 0, "oneDNN 2.6.3"};
   (*store)->SelectDevice(x);
   EXPECT_FALSE((*store)->Find(*OpSignature::Parse("ip_fwd dt=f32 ic=8 mb=4 oc=2"), 1));
+}
+
+// A store written before measurements kept their mean (no mean_s column) opens, reads its rows'
+// medians as their means, and takes new measurements with means.
+TEST_F(ProfileStoreTest, StoreFromBeforeMeansIsUpgraded) {
+  {
+    Result<std::unique_ptr<catalog::Database>> db = catalog::Database::Open(path_);
+    ASSERT_TRUE(db.ok());
+    ASSERT_TRUE((*db)
+                    ->Exec("CREATE TABLE devices(id TEXT PRIMARY KEY, kind TEXT NOT NULL, model "
+                           "TEXT NOT NULL, isa TEXT NOT NULL, cores INTEGER NOT NULL, "
+                           "logical_cpus INTEGER NOT NULL, library TEXT NOT NULL);"
+                           "CREATE TABLE measurements(device TEXT NOT NULL REFERENCES devices(id), "
+                           "threads INTEGER NOT NULL, signature TEXT NOT NULL, median_s REAL NOT "
+                           "NULL, p10_s REAL NOT NULL, p90_s REAL NOT NULL, count INTEGER NOT "
+                           "NULL, measured_at TEXT NOT NULL, PRIMARY KEY(device, threads, "
+                           "signature));")
+                    .ok());
+    Result<catalog::Statement> d = (*db)->Prepare(
+        "INSERT INTO devices VALUES(?1, 'cpu', 'Test CPU 9000', 'avx2 fma', 4, 8, 'oneDNN 2.6.3')");
+    ASSERT_TRUE(d.ok());
+    d->Bind(1, TestDevice().id());
+    ASSERT_TRUE(d->Run().ok());
+    Result<catalog::Statement> q = (*db)->Prepare(
+        "INSERT INTO measurements VALUES(?1, 1, 'ip_fwd dt=f32 ic=8 mb=4 oc=2', 3e-5, 2e-5, 4e-5, "
+        "9, '2026-01-02')");
+    ASSERT_TRUE(q.ok());
+    q->Bind(1, TestDevice().id());
+    const Status inserted = q->Run();
+    ASSERT_TRUE(inserted.ok()) << inserted.message();
+  }
+  Result<std::unique_ptr<ProfileStore>> store = ProfileStore::Open(path_);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  (*store)->SelectDevice(TestDevice());
+  const OpSignature sig = *OpSignature::Parse("ip_fwd dt=f32 ic=8 mb=4 oc=2");
+  EXPECT_DOUBLE_EQ((*store)->Find(sig, 1)->mean.seconds(), 3e-5);
+  const Measurement m{Seconds::FromMicroseconds(10), Seconds::FromMicroseconds(9),
+                      Seconds::FromMicroseconds(12), 50, Seconds::FromMicroseconds(11)};
+  ASSERT_TRUE((*store)->Put(TestDevice(), {sig.ToString(), 1, m, "2026-01-03"}).ok());
+  EXPECT_DOUBLE_EQ((*store)->Find(sig, 1)->mean.seconds(), 11e-6);
 }
 
 // The shipped profiles (data/profiles) load into a new store: the development CPU and the H100.
@@ -321,7 +386,7 @@ class FakeTimes : public OpTimeSource {
   std::optional<OpTime> Find(const OpSignature& sig, int) const override {
     if (sig.kind == OpKind::kConvFwd) return std::nullopt;
     return OpTime{Seconds::FromMilliseconds(1), Seconds::FromMicroseconds(800),
-                  Seconds::FromMilliseconds(2), "fake"};
+                  Seconds::FromMilliseconds(2), Seconds::FromMicroseconds(1200), "fake"};
   }
 };
 
@@ -338,13 +403,14 @@ TEST(PredictEpochTest, SumsCountsTimesAndOverheadPerStep) {
                                     .samples = 60000,
                                     .val_samples = 10000});
   EXPECT_TRUE(p.missing.empty());
-  EXPECT_NEAR(p.step.seconds(), calls * 1.010e-3, 1e-12);
+  // Each op at its mean (1.2 ms, not its 1 ms median) plus the overhead.
+  EXPECT_NEAR(p.step.seconds(), calls * 1.210e-3, 1e-12);
   // The spread: every op at its 10th (0.8 ms) and 90th (2 ms) percentile, overhead on each.
   EXPECT_NEAR(p.step_p10.seconds(), calls * 0.810e-3, 1e-12);
   EXPECT_NEAR(p.step_p90.seconds(), calls * 2.010e-3, 1e-12);
   EXPECT_EQ(p.steps_per_epoch, 469);  // ceil(60000 / 128)
   EXPECT_EQ(p.eval_steps, 79);        // ceil(10000 / 128)
-  EXPECT_NEAR(p.epoch.seconds(), 469 * calls * 1.010e-3 + 79 * eval_calls * 1.010e-3, 1e-9);
+  EXPECT_NEAR(p.epoch.seconds(), 469 * calls * 1.210e-3 + 79 * eval_calls * 1.210e-3, 1e-9);
   EXPECT_EQ(p.eval_ops.size(), eval->ops.size());
   // A calibration's kernel scale multiplies the op time, not the overhead.
   EpochPrediction scaled = PredictEpoch(*train, *eval, 128, FakeTimes(),
@@ -352,7 +418,7 @@ TEST(PredictEpochTest, SumsCountsTimesAndOverheadPerStep) {
                                          .per_op_overhead = Seconds::FromMicroseconds(10),
                                          .kernel_scale = 3,
                                          .samples = 60000});
-  EXPECT_NEAR(scaled.step.seconds(), calls * 3.010e-3, 1e-12);
+  EXPECT_NEAR(scaled.step.seconds(), calls * 3.610e-3, 1e-12);
   EXPECT_NEAR(scaled.step_p90.seconds(), calls * 6.010e-3, 1e-12);
 }
 
