@@ -72,6 +72,20 @@ TEST(AtenKernelTest, ProductsFollowAParallelPassOnlyWhereATenRunsOne) {
   omp_set_num_threads(threads);
 }
 
+// Other ops are timed beside OpenBLAS's polling workers only where it has workers: more than one
+// thread. The call runs a product at most every 20 ms, so a second call right away does nothing.
+TEST(AtenKernelTest, BlasWorkersPollOnlyAtMoreThanOneThread) {
+  const int threads = omp_get_max_threads();
+  omp_set_num_threads(1);
+  EXPECT_EQ(BlasWorkersPolling(), nullptr);
+  omp_set_num_threads(2);
+  std::function<void()> poll = BlasWorkersPolling();
+  ASSERT_NE(poll, nullptr);
+  poll();
+  poll();
+  omp_set_num_threads(threads);
+}
+
 // A BLAS product is timed in a fresh epochcost-blas-probe process (blas_probe.h).
 TEST(BlasProbeTest, TimesAProductInAFreshProcess) {
   const MeasureOptions three{
