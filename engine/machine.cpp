@@ -54,6 +54,8 @@ Usl UslPrior() { return {.alpha = 0.127, .beta = 0.00205, .how = "prior"}; }
 
 std::array<Usl, 4> FitUslPerClass(const std::vector<MeasuredOp>& one_thread,
                                   const std::map<int, std::vector<MeasuredOp>>& at_threads) {
+  // Medians, not means: the fit is of the kernels' scaling, which carries to other machines; the
+  // stalls a mean adds on the profiled one (two thread pools on two vCPUs) do not.
   std::map<std::string, Seconds> base;
   for (const MeasuredOp& m : one_thread) base[m.signature.ToString()] = m.median;
   std::array<std::vector<SpeedupPoint>, 4> points;
