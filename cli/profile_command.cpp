@@ -205,10 +205,10 @@ int MeasureOp(const ProfileOptions& o) {
     char line[200];
     const std::string on = o.device == "gpu" ? device->fingerprint.model
                                              : std::to_string(t) + (t == 1 ? " thread" : " threads");
-    std::snprintf(line, sizeof line, "median %.4f ms  p10 %.4f ms  p90 %.4f ms  mean %.4f ms  (%d runs, %s)\n",
+    std::snprintf(line, sizeof line,
+                  "median %.4f ms  p10 %.4f ms  p90 %.4f ms  mean %.4f ms  (%d runs, %s)\n",
                   m->median.milliseconds(), m->p10.milliseconds(), m->p90.milliseconds(),
-                  m->mean.milliseconds(), m->count,
-                  on.c_str());
+                  m->mean.milliseconds(), m->count, on.c_str());
     std::cout << line;
     if (!m->note.empty()) std::cout << m->note << "\n";
   }

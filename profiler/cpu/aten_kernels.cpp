@@ -330,8 +330,9 @@ AtenCall InnerProduct(const OpSignature& s, const SystemBlas& blas) {
 constexpr auto kBlasPollingPeriod = std::chrono::milliseconds(20);
 
 std::function<void()> BlasWorkersPolling() {
+  if (omp_get_max_threads() == 1) return nullptr;  // no workers; and no need to load the BLAS
   Result<const SystemBlas*> blas = LoadSystemBlas();
-  if (!blas.ok() || omp_get_max_threads() == 1) return nullptr;
+  if (!blas.ok()) return nullptr;
   const SystemBlas* b = *blas;
   // 64 x 128 by 128 x 64: above OpenBLAS's size for splitting a product over its threads
   // (m n k > 262,144), and about 20 us at 2 threads on the development CPU.

@@ -382,19 +382,22 @@ class CpuBackend : public Backend {
       return Status::Unsupported(sig.ToString() +
                                  ": tf32 is a GPU tensor-core math mode; on a CPU use f32");
     omp_set_num_threads(options.threads);
-    if (sig.dim("aten") != 0) {
-      // A BLAS product's time depends on the products its process ran before (blas_probe.h).
-      if (sig.kind == OpKind::kInnerProductFwd || sig.kind == OpKind::kInnerProductBwdData ||
-          sig.kind == OpKind::kInnerProductBwdWeights)
-        return MeasureInFreshProcess(sig, options);
+    const bool aten = sig.dim("aten") != 0;
+    // A BLAS product's time depends on the products its process ran before (blas_probe.h).
+    if (aten && (sig.kind == OpKind::kInnerProductFwd || sig.kind == OpKind::kInnerProductBwdData ||
+                 sig.kind == OpKind::kInnerProductBwdWeights))
+      return MeasureInFreshProcess(sig, options);
+    // Every other op runs beside OpenBLAS's polling workers (null at one thread).
+    const std::function<void()> polling = BlasWorkersPolling();
+    if (aten) {
       Result<AtenCall> call = AtenKernel(sig);
       if (!call.ok()) return call.status();
-      return TimeRuns(call->run, options, call->before ? call->before : BlasWorkersPolling());
+      return TimeRuns(call->run, options, call->before ? call->before : polling);
     }
     if (IsOwnKernel(sig.kind)) {
       Result<std::function<void()>> run = OwnKernel(sig);
       if (!run.ok()) return run.status();
-      return TimeRuns(*run, options, BlasWorkersPolling());
+      return TimeRuns(*run, options, polling);
     }
     try {
       Prepared p = Builder(sig, engine_).Build();
@@ -403,7 +406,7 @@ class CpuBackend : public Backend {
             p.primitive.execute(stream_, p.args);
             stream_.wait();
           },
-          options, BlasWorkersPolling());
+          options, polling);
     } catch (const dnnl::error& e) {
       return Status::Unsupported(sig.ToString() + ": oneDNN cannot run it here (" + e.what() + ")");
     } catch (const std::exception& e) {
