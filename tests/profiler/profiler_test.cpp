@@ -162,6 +162,26 @@ TEST(CpuBackendTest, RunsEveryOpOfSmallTrainingSteps) {
   EXPECT_GE(kinds.size(), 20u);
 }
 
+// Frameworks take the gradients of tanh and sigmoid from the forward's output (PyTorch's
+// tanh_backward and sigmoid_backward); oneDNN's default variant recomputes them from the input,
+// 12x slower for tanh on the development CPU. Regression test for that choice.
+TEST(CpuBackendTest, TanhAndSigmoidGradientsReadTheForwardsOutput) {
+  std::unique_ptr<Backend> cpu = MakeCpuBackend();
+  const MeasureOptions quick{
+      .threads = 1, .warmup = 1, .min_repeats = 1, .min_time = Seconds::FromSeconds(0)};
+  for (const char* alg : {"tanh", "sigmoid"}) {
+    Result<Measurement> t = cpu->Measure(
+        *OpSignature::Parse(std::string("eltwise_bwd dt=f32 alg=") + alg + " n=2048"), quick);
+    ASSERT_TRUE(t.ok()) << t.status().message();
+    EXPECT_EQ(t->note.rfind("oneDNN ", 0), 0u) << t->note;
+    EXPECT_TRUE(t->note.ends_with(", gradient from the forward's output")) << alg << ": " << t->note;
+  }
+  Result<Measurement> relu =
+      cpu->Measure(*OpSignature::Parse("eltwise_bwd dt=f32 alg=relu n=2048"), quick);
+  ASSERT_TRUE(relu.ok());
+  EXPECT_EQ(relu->note.find("output"), std::string::npos) << relu->note;
+}
+
 TEST(CpuBackendTest, RunsPyTorchsOwnKernels) {
   std::unique_ptr<Backend> cpu = MakeCpuBackend();
   const MeasureOptions quick{
