@@ -326,7 +326,7 @@ AtenCall InnerProduct(const OpSignature& s, const SystemBlas& blas) {
 // runs start some milliseconds after the last product, as most ops of a convolutional step do.
 // A product right before every run is the harsher context of an unrolled recurrent cell (an op
 // every few microseconds, each next to a product); it was tried and is not what this measures
-// (docs/accuracy.md, "Latest: the step sums means").
+// (docs/accuracy.md, "The step sums means").
 constexpr auto kBlasPollingPeriod = std::chrono::milliseconds(20);
 
 std::function<void()> BlasWorkersPolling() {

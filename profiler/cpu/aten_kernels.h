@@ -44,7 +44,7 @@ Result<AtenCall> AtenKernel(const OpSignature& sig);
 // averaging 9.7-10.2 ms repeated alone averaged 10.8-14.4 ms right after a product and 12.8-14.6
 // ms 20 ms after one, its median unchanged: every few runs stall for a scheduler slice; 200 ms
 // after a product, or with OpenBLAS at one thread, there was no effect (docs/accuracy.md,
-// "Latest: the step sums means"). The returned call, run untimed before each run of an op
+// "The step sums means"). The returned call, run untimed before each run of an op
 // that is not itself a product, runs a small threaded product whenever 20 ms have passed since
 // its last one, so the workers are always polling, as in a step with dense layers. Null at one
 // thread, or where the system BLAS cannot be loaded.
