@@ -296,7 +296,8 @@ Prepared Builder::Copy() {
   memory src(from, eng_), dst(to, eng_);
   std::memset(src.get_data_handle(), 0x3D, from.get_size());
   dnnl::reorder::primitive_desc pd(eng_, from, eng_, to);
-  return Prepared{dnnl::reorder(pd), {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, dst}}, pd.impl_info_str()};
+  return Prepared{
+      dnnl::reorder(pd), {{DNNL_ARG_FROM, src}, {DNNL_ARG_TO, dst}}, pd.impl_info_str()};
 }
 
 Prepared Builder::Reduce() {

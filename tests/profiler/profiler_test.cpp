@@ -174,7 +174,8 @@ TEST(CpuBackendTest, TanhAndSigmoidGradientsReadTheForwardsOutput) {
         *OpSignature::Parse(std::string("eltwise_bwd dt=f32 alg=") + alg + " n=2048"), quick);
     ASSERT_TRUE(t.ok()) << t.status().message();
     EXPECT_EQ(t->note.rfind("oneDNN ", 0), 0u) << t->note;
-    EXPECT_TRUE(t->note.ends_with(", gradient from the forward's output")) << alg << ": " << t->note;
+    EXPECT_TRUE(t->note.ends_with(", gradient from the forward's output"))
+        << alg << ": " << t->note;
   }
   Result<Measurement> relu =
       cpu->Measure(*OpSignature::Parse("eltwise_bwd dt=f32 alg=relu n=2048"), quick);
@@ -298,10 +299,11 @@ TEST_F(ProfileStoreTest, BadProfilesChangeNothing) {
       R"({"signature": "ip_fwd dt=f32 ic=8 mb=4 oc=2", "threads": 1, "median_s": 1e-5,
           "p10_s": 1e-5, "p90_s": 2e-5, "count": 3, "measured_at": "2026-01-02"})";
   EXPECT_EQ((*store)
-                ->ImportJson(head + good + R"(, {"signature": "ip_fwd dt=f32 ic=2 mb=1 oc=3", "threads": 1,
+                ->ImportJson(
+                    head + good + R"(, {"signature": "ip_fwd dt=f32 ic=2 mb=1 oc=3", "threads": 1,
           "median_s": 2e-5, "p10_s": 3e-5, "p90_s": 4e-5, "count": 3,
           "measured_at": "2026-01-02"}]})",
-                             "bad.json")
+                    "bad.json")
                 .status()
                 .message(),
             "bad.json: measurements[1]: times must be positive with p10 <= median <= p90");
