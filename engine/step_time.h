@@ -20,8 +20,8 @@ struct OpTime {
   Seconds p90;
   // What a step pays on average for the op: the mean of the measured runs (the median where a
   // measurement has no mean, or the time is scaled). A step sums its ops' means, not their medians:
-  // where an op's runs are bimodal (two thread pools on two cores, docs/accuracy.md "Latest:
-  // the step sums means"), the median hides the slow mode the step pays.
+  // where an op's runs are bimodal (two thread pools on two cores, docs/accuracy.md "The
+  // step sums means"), the median hides the slow mode the step pays.
   Seconds mean;
   std::string source;  // "measured here (DEVICE, DATE)"
 };

@@ -19,18 +19,9 @@ Prints, in microseconds (medians of 50 timed repetitions after 10 untimed):
   - backward() on a one-op graph.
 """
 import argparse
-import os
-import sys
 import time
 
-# Pin every thread pool before torch is imported (torch_step.py does the same).
-_threads = "1"
-for i, arg in enumerate(sys.argv):
-    if arg == "--threads" and i + 1 < len(sys.argv):
-        _threads = sys.argv[i + 1]
-for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ[var] = _threads
-
+import pin_threads  # noqa: E402,F401  (every thread pool pinned to --threads)
 import torch  # noqa: E402
 
 

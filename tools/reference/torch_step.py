@@ -32,20 +32,9 @@ import datetime
 import json
 import math
 import os
-import sys
 import time
 
-# OpenBLAS (Debian's libopenblas0-pthread) starts its own threads, one per core, unless told
-# otherwise; torch.set_num_threads does not reach it. Pin every pool to --threads before import.
-_threads = "1"
-for i, arg in enumerate(sys.argv):
-    if arg == "--threads" and i + 1 < len(sys.argv):
-        _threads = sys.argv[i + 1]
-    elif arg.startswith("--threads="):
-        _threads = arg.split("=", 1)[1]
-for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS", "MKL_NUM_THREADS"):
-    os.environ[var] = _threads
-
+import pin_threads  # noqa: E402,F401  (every thread pool pinned to --threads)
 import torch  # noqa: E402
 from torch import nn  # noqa: E402
 
