@@ -35,13 +35,13 @@ nlohmann::ordered_json OpsJson(const std::vector<OpTiming>& ops) {
 std::string CalibrationLine(const Prediction& p) {
   if (!p.calibration) return "";
   const profiler::StoredCalibration& c = *p.calibration;
-  char line[256];
+  char line[320];
   std::snprintf(line, sizeof line,
-                "calibrated for %s on %s: kernel scale %.3f, per-op overhead %.1f us (%d runs, "
-                "cross-validated MAPE %.1f%% -> %.1f%%, %s)\n",
+                "calibrated for %s on %s: kernel scale %.3f, per-op overhead %.1f us, per-step "
+                "overhead %.3f ms (%d runs, cross-validated MAPE %.1f%% -> %.1f%%, %s)\n",
                 c.framework.c_str(), c.device_kind.c_str(), c.kernel_scale,
-                c.per_op_overhead.seconds() * 1e6, c.runs, c.mape_before, c.mape_after,
-                c.fitted_at.c_str());
+                c.per_op_overhead.seconds() * 1e6, c.per_step_overhead.seconds() * 1e3, c.runs,
+                c.mape_before, c.mape_after, c.fitted_at.c_str());
   return line;
 }
 
@@ -51,6 +51,7 @@ void JsonCalibration(const Prediction& p, nlohmann::ordered_json* j) {
                          {"device_kind", p.calibration->device_kind},
                          {"kernel_scale", p.calibration->kernel_scale},
                          {"per_op_overhead_seconds", p.calibration->per_op_overhead.seconds()},
+                         {"per_step_overhead_seconds", p.calibration->per_step_overhead.seconds()},
                          {"fitted_at", p.calibration->fitted_at}};
 }
 
@@ -164,10 +165,10 @@ int PrintElsewhere(const PredictOptions& o, const Prediction& p) {
                 "epoch %.2f s = %lld steps x %.3f ms + %lld validation steps x %.3f ms\n"
                 "memory per device %s of %s%s; largest batch that fits: %lld\n",
                 e.step.milliseconds(), m.compute_step.milliseconds(), m.allreduce.milliseconds(),
-                m.exposed_allreduce.milliseconds(), m.input_step.milliseconds(),
-                e.epoch.seconds(), static_cast<long long>(e.steps_per_epoch),
-                e.step.milliseconds(), static_cast<long long>(e.eval_steps),
-                e.eval_step.milliseconds(), Si(m.memory.total().value()).c_str(),
+                m.exposed_allreduce.milliseconds(), m.input_step.milliseconds(), e.epoch.seconds(),
+                static_cast<long long>(e.steps_per_epoch), e.step.milliseconds(),
+                static_cast<long long>(e.eval_steps), e.eval_step.milliseconds(),
+                Si(m.memory.total().value()).c_str(),
                 m.capacity.value() > 0 ? Si(m.capacity.value()).c_str() : "?",
                 m.fits ? "" : " (DOES NOT FIT)", static_cast<long long>(m.largest_batch));
   std::cout << line << "source: " << m.source << "\n";
@@ -220,8 +221,8 @@ void RegisterPredictCommand(CLI::App& app, CommandFn* run) {
   AddIsaOption(p, &r.isa);
   p->add_option("--top", o->top, "Ops to list (default 10)");
   p->add_option("--framework", r.framework,
-                 "Apply the stored calibration of this framework (pytorch, keras+tensorflow, "
-                 "...; see `epochcost calibrate`)");
+                "Apply the stored calibration of this framework (pytorch, keras+tensorflow, "
+                "...; see `epochcost calibrate`)");
   AddLoweringFlags(p, &r.lowering);
   p->add_option("--profiles", o->profiles, "Profile database");
   p->add_flag("--json", o->json, "Print JSON (step_seconds, epoch_seconds, steps_per_epoch, ops)");

@@ -72,7 +72,7 @@ Status Predictor::ApplyCalibration(const PredictionRequest& r, const std::string
     return Status::Ok();
   if (!c.ok()) return c.status().WithContext("--framework");
   p->calibration = *c;
-  settings->Apply(KernelCorrection{c->kernel_scale, c->per_op_overhead});
+  settings->Apply(c->correction());
   return Status::Ok();
 }
 
@@ -123,11 +123,13 @@ Result<Prediction> Predictor::PredictMeasured(const PredictionRequest& r, const 
   }
   p.overhead = Seconds::FromSeconds(std::max(0.0, overhead));
   p.kernel_scale = settings.kernel_scale;
+  p.per_step_overhead = settings.per_step_overhead;
   profiles_->SelectDevice(device);
   p.epoch = PredictEpoch((*step)->train, (*step)->eval, p.batch, *profiles_,
                          {.threads = p.threads,
                           .per_op_overhead = p.overhead,
                           .kernel_scale = p.kernel_scale,
+                          .per_step_overhead = p.per_step_overhead,
                           .dispatch_overlaps = p.gpu,
                           .samples = p.samples,
                           .val_samples = p.val_samples});
@@ -152,20 +154,22 @@ Result<Prediction> Predictor::PredictElsewhere(const PredictionRequest& r, const
   Prediction p;
   p.gpu = machine->gpus > 0;
   EPOCHCOST_RETURN_IF_ERROR(ResolveSizes(r, model, &p));
-  MachineSettings settings{.samples = p.samples, .val_samples = p.val_samples,
-                           .cache = &caches_[r.model]};
+  MachineSettings settings{
+      .samples = p.samples, .val_samples = p.val_samples, .cache = &caches_[r.model]};
   if (!r.isa.empty()) {
     Result<VectorIsa> isa = ParseVectorIsa(r.isa);
     if (!isa.ok()) return isa.status().WithContext("--isa");
     settings.isa = *isa;
   }
   EPOCHCOST_RETURN_IF_ERROR(ApplyCalibration(r, p.gpu ? "gpu" : "cpu", &p, &settings));
-  Result<MachinePrediction> m = PredictOnMachine(model, p.lowering, *machine, *references_, settings);
+  Result<MachinePrediction> m =
+      PredictOnMachine(model, p.lowering, *machine, *references_, settings);
   if (!m.ok()) return m.status();
   p.machine = std::move(*machine);
   p.epoch = m->epoch;
   p.overhead = m->per_op_overhead;
   p.kernel_scale = settings.kernel_scale;
+  p.per_step_overhead = settings.per_step_overhead;
   p.distinct_ops = p.epoch.ops.size();
   // "scaled from DEVICE (DATE)", "analytic (efficiency ...)", each maybe "and others".
   const std::string& s = m->source;

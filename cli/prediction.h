@@ -21,15 +21,15 @@ namespace epochcost::cli {
 struct PredictionRequest {
   std::string model;  // zoo name or file
   std::string on = "local-cpu";
-  int threads = 0;  // measured CPUs: 0 = 1 thread
-  int gpus = 0;     // gpu:NAME targets
+  int threads = 0;                                    // measured CPUs: 0 = 1 thread
+  int gpus = 0;                                       // gpu:NAME targets
   int64_t batch = 0, samples = -1, val_samples = -1;  // <= 0 / < 0: the model's own
   LoweringFlags lowering;
   std::optional<Seconds> overhead;  // overrides the per-op overhead (and a calibration's)
   // The vector set the framework's CPU kernels were built for (ParseVectorIsa; empty: native).
   // Only for CPUs epochcost scales to: a measured device's times are its libraries' own.
   std::string isa;
-  std::string framework;            // non-empty: apply its stored calibration
+  std::string framework;              // non-empty: apply its stored calibration
   bool calibration_optional = false;  // without one for the device kind: uncalibrated, no error
 };
 
@@ -44,11 +44,12 @@ struct Prediction {
   std::string device;     // the measured device's model string (measured)
   int threads = 1;        // measured CPU
   size_t distinct_ops = 0;
-  std::optional<Machine> machine;             // elsewhere
+  std::optional<Machine> machine;               // elsewhere
   std::optional<MachinePrediction> on_machine;  // elsewhere (its epoch is `epoch`)
   EpochPrediction epoch;
   Seconds overhead;
   double kernel_scale = 1;
+  Seconds per_step_overhead;  // a calibration's, added to every training step
   std::optional<profiler::StoredCalibration> calibration;
   std::string path;  // "same device", "scaled from DEVICE", "analytic"
 };
@@ -68,8 +69,8 @@ class Predictor {
   Result<Prediction> PredictElsewhere(const PredictionRequest& r, const Model& model);
   // The per-op overhead and kernel scale: the request's overhead, else the calibration of
   // r.framework for this kind of device (recorded in p), else none (the measured dispatch).
-  Status ApplyCalibration(const PredictionRequest& r, const std::string& kind,
-                          Prediction* p, MachineSettings* settings);
+  Status ApplyCalibration(const PredictionRequest& r, const std::string& kind, Prediction* p,
+                          MachineSettings* settings);
   // The model's name, batch, samples and lowering for p->gpu's device kind.
   Status ResolveSizes(const PredictionRequest& r, const Model& model, Prediction* p);
 

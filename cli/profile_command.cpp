@@ -76,8 +76,7 @@ Result<LocalDevice> OpenDevice(const std::string& name) {
     d.options = [](int threads) { return profiler::MeasureOptions{.threads = threads}; };
     return d;
   }
-  if (name != "gpu")
-    return Status::InvalidArgument("--device '" + name + "': expected cpu or gpu");
+  if (name != "gpu") return Status::InvalidArgument("--device '" + name + "': expected cpu or gpu");
   Result<std::unique_ptr<profiler::Backend>> gpu = profiler::MakeGpuBackend();
   if (!gpu.ok()) return gpu.status().WithContext("--device gpu");
   Result<profiler::Fingerprint> fp = profiler::LocalGpu();
@@ -86,10 +85,8 @@ Result<LocalDevice> OpenDevice(const std::string& name) {
   d.fingerprint = *fp;
   d.target = LoweringTarget::kGpu;
   d.options = [](int) {
-    return profiler::MeasureOptions{.threads = 1,
-                                    .warmup = 3,
-                                    .min_repeats = 10,
-                                    .min_time = Seconds::FromMilliseconds(50)};
+    return profiler::MeasureOptions{
+        .threads = 1, .warmup = 3, .min_repeats = 10, .min_time = Seconds::FromMilliseconds(50)};
   };
   return d;
 }
@@ -146,8 +143,7 @@ int ProfileModels(const ProfileOptions& o) {
   for (size_t i = 0; i < todo.size(); ++i) {
     const auto& [sig, t] = todo[i];
     Progress(static_cast<int>(i), static_cast<int>(todo.size()), sig);
-    Result<profiler::Measurement> m =
-        backend.Measure(*OpSignature::Parse(sig), device->options(t));
+    Result<profiler::Measurement> m = backend.Measure(*OpSignature::Parse(sig), device->options(t));
     if (!m.ok() && m.status().code() == StatusCode::kUnsupported) {
       skipped.push_back(m.status().message());
       continue;
@@ -203,8 +199,9 @@ int MeasureOp(const ProfileOptions& o) {
     Result<profiler::Measurement> m = device->backend->Measure(*sig, options);
     if (!m.ok()) return ReportError(m.status());
     char line[200];
-    const std::string on = o.device == "gpu" ? device->fingerprint.model
-                                             : std::to_string(t) + (t == 1 ? " thread" : " threads");
+    const std::string on = o.device == "gpu"
+                               ? device->fingerprint.model
+                               : std::to_string(t) + (t == 1 ? " thread" : " threads");
     std::snprintf(line, sizeof line,
                   "median %.4f ms  p10 %.4f ms  p90 %.4f ms  mean %.4f ms  (%d runs, %s)\n",
                   m->median.milliseconds(), m->p10.milliseconds(), m->p90.milliseconds(),
@@ -218,8 +215,9 @@ int MeasureOp(const ProfileOptions& o) {
 int Export(const ProfileOptions& o) {
   Result<std::unique_ptr<profiler::ProfileStore>> store = OpenProfiles(o.profiles);
   if (!store.ok()) return ReportError(store.status());
-  Result<profiler::Fingerprint> device =
-      o.device == "gpu" ? profiler::LocalGpu() : Result<profiler::Fingerprint>(profiler::LocalCpu());
+  Result<profiler::Fingerprint> device = o.device == "gpu"
+                                             ? profiler::LocalGpu()
+                                             : Result<profiler::Fingerprint>(profiler::LocalCpu());
   if (!device.ok()) return ReportError(device.status().WithContext("--device gpu"));
   Result<std::string> json = (*store)->ExportJson(*device);
   if (!json.ok()) return ReportError(json.status());
@@ -268,17 +266,18 @@ int List(const ProfileOptions& o) {
   Result<std::vector<profiler::StoredCalibration>> cs = (*store)->Calibrations();
   if (!cs.ok()) return ReportError(cs.status());
   if (cs->empty()) return kExitOk;
-  std::vector<std::vector<std::string>> c = {
-      {"Calibration", "On", "Kernel scale", "Overhead (us)", "Runs", "CV MAPE", "Fitted"}};
+  std::vector<std::vector<std::string>> c = {{"Calibration", "On", "Kernel scale", "Overhead (us)",
+                                              "Per step (ms)", "Runs", "CV MAPE", "Fitted"}};
   for (const auto& k : *cs) {
-    char scale[32], us[32], mape[64];
+    char scale[32], us[32], batch[32], mape[64];
     std::snprintf(scale, sizeof scale, "%.3f", k.kernel_scale);
     std::snprintf(us, sizeof us, "%.2f", k.per_op_overhead.seconds() * 1e6);
+    std::snprintf(batch, sizeof batch, "%.3f", k.per_step_overhead.seconds() * 1e3);
     std::snprintf(mape, sizeof mape, "%.1f%% -> %.1f%%", k.mape_before, k.mape_after);
-    c.push_back({k.framework, k.device_kind, scale, us, std::to_string(k.runs), mape,
-                 k.fitted_at});
+    c.push_back(
+        {k.framework, k.device_kind, scale, us, batch, std::to_string(k.runs), mape, k.fitted_at});
   }
-  std::cout << "\n" << RenderTable(c, {false, false, true, true, true, false, false});
+  std::cout << "\n" << RenderTable(c, {false, false, true, true, true, true, false, false});
   return kExitOk;
 }
 
@@ -322,7 +321,8 @@ void RegisterProfileCommand(CLI::App& app, CommandFn* run) {
       "--threads 1,2");
   op->callback([run, o] { *run = [o] { return MeasureOp(*o); }; });
 
-  CLI::App* exp = profile->add_subcommand("export", "Write this machine's CPU or GPU profile as JSON");
+  CLI::App* exp =
+      profile->add_subcommand("export", "Write this machine's CPU or GPU profile as JSON");
   exp->add_option("FILE", o->file, "Output file, or - for stdout")->required();
   exp->add_option("--device", o->device, "cpu (default) or gpu");
   exp->add_option("--profiles", o->profiles, "Profile database");

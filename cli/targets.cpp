@@ -57,8 +57,7 @@ Result<GpuSpec> SpecOfGpuModel(const std::string& model) {
     if (dash != std::string::npos && m.find(key.substr(dash + 1)) == std::string::npos) continue;
     if (!best || g.short_name.size() > best->short_name.size()) best = &g;
   }
-  if (!best)
-    return Status::NotFound("GPU '" + model + "' has no row in data/hardware/gpus.csv");
+  if (!best) return Status::NotFound("GPU '" + model + "' has no row in data/hardware/gpus.csv");
   return *best;
 }
 
@@ -170,8 +169,8 @@ Result<Machine> ResolveTarget(const std::string& target, const catalog::CatalogS
   Result<std::vector<catalog::Offer>> offers = catalog.Offers(f);
   if (!offers.ok()) return offers.status();
   if (offers->empty())
-    return Status::NotFound("--on " + target + ": no instance '" + rest + "' of provider '" +
-                            head + "' in the catalog (see `epochcost catalog list`)");
+    return Status::NotFound("--on " + target + ": no instance '" + rest + "' of provider '" + head +
+                            "' in the catalog (see `epochcost catalog list`)");
   Result<Machine> out = MachineOf(offers->front().instance);
   if (!out.ok()) return out.status();
   if (gpus > 0 && out->gpus > 0 && gpus != out->gpus)
@@ -212,10 +211,8 @@ Result<std::vector<catalog::Offer>> SelectOffers(const catalog::CatalogStore& ca
     Result<std::vector<catalog::Offer>> got = catalog.Offers(f);
     if (!got.ok()) return got.status();
     for (catalog::Offer& of : *got) {
-      if (!kinds.empty() && std::find(kinds.begin(), kinds.end(), of.kind) == kinds.end())
-        continue;
-      if (!regions.empty() &&
-          std::find(regions.begin(), regions.end(), of.region) == regions.end())
+      if (!kinds.empty() && std::find(kinds.begin(), kinds.end(), of.kind) == kinds.end()) continue;
+      if (!regions.empty() && std::find(regions.begin(), regions.end(), of.region) == regions.end())
         continue;
       offers.push_back(std::move(of));
     }
@@ -230,8 +227,9 @@ void AddMarketOptions(CLI::App* app, MarketInputs* in, const std::string& kind_h
   app->add_option("--region", in->selection.regions, "Regions (comma-separated)");
   app->add_option("--as-of", in->selection.as_of,
                   "Prices and billing rules in force on this date (YYYY-MM-DD)");
-  app->add_option("--framework", in->framework,
-                  "Apply this framework's stored calibrations (cpu, gpu; see `epochcost calibrate`)");
+  app->add_option(
+      "--framework", in->framework,
+      "Apply this framework's stored calibrations (cpu, gpu; see `epochcost calibrate`)");
   app->add_option("--catalog", in->catalog, "Catalog database");
   app->add_option("--profiles", in->profiles, "Profile database");
 }
@@ -279,12 +277,12 @@ Result<Market> OpenMarket(const MarketInputs& in) {
     const char* kind = gpu ? "gpu" : "cpu";
     Result<profiler::StoredCalibration> c = m.profiles->FindCalibration(in.framework, kind);
     if (!c.ok()) continue;
-    (gpu ? m.corrections.gpu : m.corrections.cpu) =
-        KernelCorrection{c->kernel_scale, c->per_op_overhead};
-    char line[160];
-    std::snprintf(line, sizeof line, "%s%s (kernel scale %.3f, per-op overhead %.1f us)",
+    (gpu ? m.corrections.gpu : m.corrections.cpu) = c->correction();
+    char line[200];
+    std::snprintf(line, sizeof line,
+                  "%s%s (kernel scale %.3f, per-op overhead %.1f us, per-step overhead %.3f ms)",
                   applied.empty() ? "" : "; ", kind, c->kernel_scale,
-                  c->per_op_overhead.seconds() * 1e6);
+                  c->per_op_overhead.seconds() * 1e6, c->per_step_overhead.seconds() * 1e3);
     applied += line;
   }
   if (applied.empty())

@@ -33,36 +33,36 @@ std::string SummaryTable(const std::vector<validation::GroupSummary>& groups,
                          const std::string& title) {
   std::vector<std::vector<std::string>> rows = {{title, "Runs", "MAPE", "Worst"}};
   for (const auto& g : groups)
-    rows.push_back({g.name, std::to_string(g.runs), Number("%.1f%%", g.mape), Number("%+.1f%%", g.worst)});
+    rows.push_back(
+        {g.name, std::to_string(g.runs), Number("%.1f%%", g.mape), Number("%+.1f%%", g.worst)});
   return RenderTable(rows, {false, true, true, true});
 }
 
 std::string ReportText(const ValidationReport& r, bool calibrated) {
   std::ostringstream s;
   s << "Validated " << r.results.size() << (r.results.size() == 1 ? " run (" : " runs (")
-    << (calibrated ? "calibrated where a calibration is stored" : "uncalibrated")
-    << "): MAPE " << Number("%.1f%%", r.all.mape) << ", worst " << Number("%+.1f%%", r.all.worst)
-    << "\n\n";
+    << (calibrated ? "calibrated where a calibration is stored" : "uncalibrated") << "): MAPE "
+    << Number("%.1f%%", r.all.mape) << ", worst " << Number("%+.1f%%", r.all.worst) << "\n\n";
   std::vector<std::vector<std::string>> rows = {{"Model", "Machine", "Framework", "Batch",
                                                  "Predicted s", "Measured s", "Error",
                                                  "Predicted $", "Measured $", "Path"}};
   for (const auto& x : r.results)
-    rows.push_back({x.run.model, validation::RunLabel(x.run),
-                    x.run.framework + (x.run.framework_version.empty()
-                                           ? ""
-                                           : " " + x.run.framework_version),
-                    std::to_string(x.run.batch), Number("%.2f", x.predicted_seconds),
-                    Number("%.2f", x.measured_seconds), Number("%+.1f%%", x.error_percent),
-                    Usd(x.predicted_usd), Usd(x.measured_usd), x.path});
+    rows.push_back(
+        {x.run.model, validation::RunLabel(x.run),
+         x.run.framework + (x.run.framework_version.empty() ? "" : " " + x.run.framework_version),
+         std::to_string(x.run.batch), Number("%.2f", x.predicted_seconds),
+         Number("%.2f", x.measured_seconds), Number("%+.1f%%", x.error_percent),
+         Usd(x.predicted_usd), Usd(x.measured_usd), x.path});
   s << RenderTable(rows, {false, false, false, true, true, true, true, true, true, false});
-  s << "\n" << SummaryTable(r.by_path, "Path") << "\n"
+  s << "\n"
+    << SummaryTable(r.by_path, "Path") << "\n"
     << SummaryTable(r.by_family, "Model family") << "\n"
     << SummaryTable(r.by_kind, "Device kind");
   if (!r.rankings.empty()) {
     int hits = 0;
-    std::vector<std::vector<std::string>> k = {
-        {"Cost ranking", "Configs", "Kendall tau", "Predicted cheapest", "Measured cheapest",
-         "Right?"}};
+    std::vector<std::vector<std::string>> k = {{"Cost ranking", "Configs", "Kendall tau",
+                                                "Predicted cheapest", "Measured cheapest",
+                                                "Right?"}};
     for (const auto& g : r.rankings) {
       hits += g.hit;
       k.push_back({g.group, std::to_string(g.configs), Number("%+.2f", g.tau), g.predicted_cheapest,
@@ -141,20 +141,20 @@ std::string ReportSvg(const ValidationReport& r) {
   s << "<line x1=\"" << plot.X(a) << "\" y1=\"" << plot.Y(a) << "\" x2=\"" << plot.X(b)
     << "\" y2=\"" << plot.Y(b) << "\" stroke=\"#2ca02c\"/>\n";
   for (const auto& x : r.results)
-    s << "<circle cx=\"" << plot.X(x.measured_seconds) << "\" cy=\""
-      << plot.Y(x.predicted_seconds) << "\" r=\"4\" fill=\""
-      << (x.device_kind == "gpu" ? "#1f77b4" : "#ff7f0e") << "\" fill-opacity=\"0.7\"><title>"
+    s << "<circle cx=\"" << plot.X(x.measured_seconds) << "\" cy=\"" << plot.Y(x.predicted_seconds)
+      << "\" r=\"4\" fill=\"" << (x.device_kind == "gpu" ? "#1f77b4" : "#ff7f0e")
+      << "\" fill-opacity=\"0.7\"><title>"
       << SvgEscape(x.run.model + " on " + validation::RunLabel(x.run) + ": " +
                    Number("%+.1f%%", x.error_percent))
       << "</title></circle>\n";
-  s << plot.End("<tspan fill=\"#1f77b4\">● GPU</tspan>  <tspan fill=\"#ff7f0e\">● CPU</tspan>  "
-                "<tspan fill=\"#2ca02c\">— y = x, ±10%</tspan>");
+  s << plot.End(
+      "<tspan fill=\"#1f77b4\">● GPU</tspan>  <tspan fill=\"#ff7f0e\">● CPU</tspan>  "
+      "<tspan fill=\"#2ca02c\">— y = x, ±10%</tspan>");
   return s.str();
 }
 
 int Validate(const ValidateOptions& o) {
-  Result<PredictedRuns> predicted =
-      ReadAndPredict(o.inputs, o.profiles, o.catalog, o.calibrated);
+  Result<PredictedRuns> predicted = ReadAndPredict(o.inputs, o.profiles, o.catalog, o.calibrated);
   if (!predicted.ok()) return ReportError(predicted.status());
   if (predicted->runs.empty())
     return ReportError(Status::InvalidArgument("no run could be predicted"));
@@ -227,7 +227,8 @@ int Calibrate(const CalibrateOptions& o) {
     }
     std::cout << ", " << cv->folds << "-fold cross-validation\n"
               << "  kernel scale " << Number("%.3f", c->kernel_scale) << ", per-op overhead "
-              << Number("%.2f", c->per_op_overhead.seconds() * 1e6) << " us (fitted on all "
+              << Number("%.2f", c->per_op_overhead.seconds() * 1e6) << " us, per-step overhead "
+              << Number("%.3f", c->per_step_overhead.seconds() * 1e3) << " ms (fitted on all "
               << ptrs.size() << " runs)\n"
               << "  held-out MAPE " << Number("%.1f%%", cv->mape_before) << " uncalibrated -> "
               << Number("%.1f%%", cv->mape_after) << " calibrated; worst |error| "
@@ -242,7 +243,8 @@ int Calibrate(const CalibrateOptions& o) {
                       .mape_before = cv->mape_before,
                       .mape_after = cv->mape_after,
                       .fitted_at = TodayIso(),
-                      .origin = origin});
+                      .origin = origin,
+                      .per_step_overhead = c->per_step_overhead});
   }
   if (fitted.empty())
     return ReportError(Status::InvalidArgument("no framework had enough runs to calibrate"));
@@ -250,7 +252,8 @@ int Calibrate(const CalibrateOptions& o) {
     std::cout << "Dry run: nothing stored.\n";
     return kExitOk;
   }
-  if (Status s = predicted->predictor->profiles().PutCalibrations(fitted); !s.ok()) return ReportError(s);
+  if (Status s = predicted->predictor->profiles().PutCalibrations(fitted); !s.ok())
+    return ReportError(s);
   std::cout << "Stored " << fitted.size() << " calibration" << (fitted.size() == 1 ? "" : "s")
             << "; predict and recommend apply one with --framework NAME.\n";
   return kExitOk;

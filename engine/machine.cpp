@@ -155,6 +155,7 @@ Result<MachinePrediction> PredictOnMachine(const Model& model, LoweringOptions o
   EpochOptions eo{.threads = 1,
                   .per_op_overhead = overhead,
                   .kernel_scale = settings.kernel_scale,
+                  .per_step_overhead = settings.per_step_overhead,
                   .dispatch_overlaps = gpu,
                   .samples = settings.samples,
                   .val_samples = settings.val_samples,

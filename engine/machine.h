@@ -29,7 +29,7 @@ struct Machine {
   int gpus = 0;
   std::optional<CpuSpec> cpu;  // the host's, where known
   double vcpus = 0;
-  bool smt = true;   // vCPUs are hyperthreads (two per core); false on Graviton
+  bool smt = true;    // vCPUs are hyperthreads (two per core); false on Graviton
   Bytes host_memory;  // 0: unknown (not checked)
 };
 
@@ -68,32 +68,39 @@ class LoweringCache {
 };
 
 // A framework's calibration (validation/calibration.h, docs/calibration.md): a multiplier on every
-// op time and the per-op overhead that replaces the measured dispatch cost.
+// op time, the per-op overhead that replaces the measured dispatch cost, and the framework's own
+// fixed cost per training step (its optimizer and training loop), added to each step.
 struct KernelCorrection {
   double kernel_scale = 1;
   Seconds per_op_overhead;
+  Seconds per_step_overhead;
 };
 // One per device kind, where a calibration is stored.
 struct Corrections {
   std::optional<KernelCorrection> cpu, gpu;
-  const std::optional<KernelCorrection>& For(bool gpu_machine) const { return gpu_machine ? gpu : cpu; }
+  const std::optional<KernelCorrection>& For(bool gpu_machine) const {
+    return gpu_machine ? gpu : cpu;
+  }
 };
 
 struct MachineSettings {
   int64_t samples = 0;
   int64_t val_samples = 0;
   std::optional<Seconds> per_op_overhead;  // overrides the reference's dispatch cost
-  double kernel_scale = 1;                  // a calibration's multiplier on op times
+  double kernel_scale = 1;                 // a calibration's multiplier on op times
+  Seconds per_step_overhead;               // a calibration's fixed cost per training step
   // A CPU target's framework build: code compiled for an older vector set than the CPU has runs
   // at that set's peak (CpuSpec::Fp32FlopPerCycle); memory-bound ops are unchanged.
   VectorIsa isa = VectorIsa::kNative;
-  LoweringCache* cache = nullptr;           // optional
+  LoweringCache* cache = nullptr;  // optional
   bool op_rows = true;  // false: the prediction keeps no per-op rows (ranking many machines)
 
-  // Applies a correction: its scale, and its overhead unless one is already set.
+  // Applies a correction: its scale and per-step cost, and its per-op overhead unless one is
+  // already set.
   void Apply(const std::optional<KernelCorrection>& c) {
     if (!c) return;
     kernel_scale = c->kernel_scale;
+    per_step_overhead = c->per_step_overhead;
     if (!per_op_overhead) per_op_overhead = c->per_op_overhead;
   }
 };
@@ -106,19 +113,19 @@ inline constexpr Seconds kAllReduceHopLatency = Seconds::FromMicroseconds(10);
 Usl UslPrior();
 
 struct MachinePrediction {
-  EpochPrediction epoch;    // step = per-device compute + exposed all-reduce + host effects
+  EpochPrediction epoch;     // step = per-device compute + exposed all-reduce + host effects
   int64_t device_batch = 0;  // the batch each GPU (or the CPU) runs
   double threads = 0;        // CPU: effective cores
   // CPU: fp32 FLOPs per cycle per core the framework build reaches, and the CPU's (equal unless
   // MachineSettings::isa is an older set).
   double flop_per_cycle = 0, native_flop_per_cycle = 0;
-  Seconds compute_step;      // the ops on one device (with per-op overhead)
-  Seconds per_op_overhead;   // the one used (the reference's dispatch, or the setting)
-  Seconds allreduce;         // gradient all-reduce, and what the backward pass does not hide
+  Seconds compute_step;     // the ops on one device (with per-op overhead)
+  Seconds per_op_overhead;  // the one used (the reference's dispatch, or the setting)
+  Seconds allreduce;        // gradient all-reduce, and what the backward pass does not hide
   Seconds exposed_allreduce;
-  Seconds input_step;        // host input preparation and host-to-device copy per step
-  TrainingMemory memory;     // per device
-  Bytes capacity;            // per device (0: unknown)
+  Seconds input_step;     // host input preparation and host-to-device copy per step
+  TrainingMemory memory;  // per device
+  Bytes capacity;         // per device (0: unknown)
   bool fits = true;
   int64_t largest_batch = 0;  // global (all devices), 0 when unknown
   std::string source;         // "scaled from DEVICE (DATE)", "analytic", or mixed

@@ -10,7 +10,7 @@ namespace {
 struct StepSum {
   Seconds total, backward;
   Seconds total_p10, total_p90;  // every op at its 10th / 90th percentile
-  std::string source;  // the most expensive op's (the first of equals)
+  std::string source;            // the most expensive op's (the first of equals)
   Seconds largest;
   bool mixed = false;  // sources differ
 };
@@ -30,8 +30,7 @@ StepSum Sum(const StepOps& ops, const OpTimeSource& times, const EpochOptions& o
     // the two. A CPU does the dispatch and the work one after the other.
     auto with_overhead = [&](Seconds measured) {
       const Seconds kernel = measured * o.kernel_scale;
-      return o.dispatch_overlaps ? std::max(kernel, o.per_op_overhead)
-                                 : kernel + o.per_op_overhead;
+      return o.dispatch_overlaps ? std::max(kernel, o.per_op_overhead) : kernel + o.per_op_overhead;
     };
     const Seconds cost = with_overhead(t->mean) * op.count;
     sum.total += cost;
@@ -57,9 +56,9 @@ EpochPrediction PredictEpoch(const StepOps& train, const StepOps& eval, int64_t 
   std::set<std::string> seen;
   const StepSum train_sum =
       Sum(train, times, options, options.op_rows ? &p.ops : nullptr, &p.missing, &seen);
-  p.step = train_sum.total;
-  p.step_p10 = train_sum.total_p10;
-  p.step_p90 = train_sum.total_p90;
+  p.step = train_sum.total + options.per_step_overhead;
+  p.step_p10 = train_sum.total_p10 + options.per_step_overhead;
+  p.step_p90 = train_sum.total_p90 + options.per_step_overhead;
   p.backward = train_sum.backward;
   p.source = train_sum.mixed ? train_sum.source + " and others" : train_sum.source;
   std::stable_sort(p.ops.begin(), p.ops.end(),
@@ -67,8 +66,7 @@ EpochPrediction PredictEpoch(const StepOps& train, const StepOps& eval, int64_t 
   p.steps_per_epoch = (options.samples + batch - 1) / batch;
   if (options.val_samples > 0) {
     p.eval_step =
-        Sum(eval, times, options, options.op_rows ? &p.eval_ops : nullptr, &p.missing, &seen)
-            .total;
+        Sum(eval, times, options, options.op_rows ? &p.eval_ops : nullptr, &p.missing, &seen).total;
     p.eval_steps = (options.val_samples + batch - 1) / batch;
   }
   p.epoch = p.step * static_cast<double>(p.steps_per_epoch) +

@@ -1,8 +1,8 @@
 // From op times to step and epoch times: a step is the sum over its op signatures of count x
 // (measured time + a per-op framework overhead) on a CPU, count x max(measured time, overhead)
-// on a GPU, whose kernels run while the host dispatches the next; an epoch is its steps plus, when validation
-// samples are given, the forward passes over them. The engine reads op times through OpTimeSource,
-// which the profiler's store implements.
+// on a GPU, whose kernels run while the host dispatches the next; an epoch is its steps plus, when
+// validation samples are given, the forward passes over them. The engine reads op times through
+// OpTimeSource, which the profiler's store implements.
 #ifndef EPOCHCOST_ENGINE_STEP_TIME_H_
 #define EPOCHCOST_ENGINE_STEP_TIME_H_
 
@@ -34,11 +34,12 @@ class OpTimeSource {
 
 struct EpochOptions {
   int threads = 1;
-  Seconds per_op_overhead;        // framework dispatch per op call
-  double kernel_scale = 1;        // a calibration's multiplier on every op time (validation/)
+  Seconds per_op_overhead;         // framework dispatch per op call
+  double kernel_scale = 1;         // a calibration's multiplier on every op time (validation/)
+  Seconds per_step_overhead;       // a calibration's fixed cost per training step
   bool dispatch_overlaps = false;  // a GPU: the dispatch of one op overlaps the work of another
-  int64_t samples = 0;      // training samples per epoch
-  int64_t val_samples = 0;  // validation samples per epoch (forward only)
+  int64_t samples = 0;             // training samples per epoch
+  int64_t val_samples = 0;         // validation samples per epoch (forward only)
   bool op_rows = true;  // false: only the totals, the backward time and the sources' summary
                         // (what ranking many machines needs; each row copies its signature)
 };
@@ -62,9 +63,9 @@ struct EpochPrediction {
   int64_t steps_per_epoch = 0;
   int64_t eval_steps = 0;
   Seconds epoch;
-  Seconds backward;    // the training step's backward ops (IsBackward)
-  std::string source;  // the training ops' sources: the one all share, else the most
-                       // expensive op's, "and others"
+  Seconds backward;                  // the training step's backward ops (IsBackward)
+  std::string source;                // the training ops' sources: the one all share, else the most
+                                     // expensive op's, "and others"
   std::vector<OpTiming> ops;         // of the training step, largest total first
   std::vector<OpTiming> eval_ops;    // of the validation step, in lowering order
   std::vector<OpSignature> missing;  // signatures with no measurement

@@ -39,19 +39,35 @@ CREATE TABLE IF NOT EXISTS calibrations(
   framework TEXT NOT NULL, device_kind TEXT NOT NULL, kernel_scale REAL NOT NULL,
   per_op_overhead_s REAL NOT NULL, runs INTEGER NOT NULL, folds INTEGER NOT NULL,
   mape_before REAL NOT NULL, mape_after REAL NOT NULL, fitted_at TEXT NOT NULL,
-  origin TEXT NOT NULL, PRIMARY KEY(framework, device_kind));
+  origin TEXT NOT NULL, per_step_overhead_s REAL NOT NULL DEFAULT 0,
+  PRIMARY KEY(framework, device_kind));
 )sql";
 
 constexpr int kFormatVersion = 1;
 
 // Stores made before measurements kept their mean lack the column; their rows read as "no mean".
 Status AddMeanColumn(Database& db) {
-  Result<Statement> q = db.Prepare("SELECT 1 FROM pragma_table_info('measurements') "
-                                   "WHERE name = 'mean_s'");
+  Result<Statement> q = db.Prepare(
+      "SELECT 1 FROM pragma_table_info('measurements') "
+      "WHERE name = 'mean_s'");
   if (!q.ok()) return q.status();
   Result<bool> row = q->Step();
   if (!row.ok()) return row.status();
   return *row ? Status::Ok() : db.Exec("ALTER TABLE measurements ADD COLUMN mean_s REAL");
+}
+
+// Calibrations stored before the per-step overhead was fitted lack the column; they read as 0.
+Status AddPerStepColumn(Database& db) {
+  Result<Statement> q = db.Prepare(
+      "SELECT 1 FROM pragma_table_info('calibrations') "
+      "WHERE name = 'per_step_overhead_s'");
+  if (!q.ok()) return q.status();
+  Result<bool> row = q->Step();
+  if (!row.ok()) return row.status();
+  return *row ? Status::Ok()
+              : db.Exec(
+                    "ALTER TABLE calibrations ADD COLUMN per_step_overhead_s REAL NOT NULL "
+                    "DEFAULT 0");
 }
 
 Status PutDevice(Database& db, const Fingerprint& d) {
@@ -156,6 +172,7 @@ Result<std::unique_ptr<ProfileStore>> ProfileStore::Open(const std::string& path
   std::unique_ptr<ProfileStore> store(new ProfileStore(std::move(*db)));
   EPOCHCOST_RETURN_IF_ERROR(store->db_->Exec(kSchema));
   EPOCHCOST_RETURN_IF_ERROR(AddMeanColumn(*store->db_));
+  EPOCHCOST_RETURN_IF_ERROR(AddPerStepColumn(*store->db_));
   // Shipped profiles are (re)loaded whenever their content differs from what was last loaded, so
   // a newer epochcost brings its newer measurements into an existing store.
   for (const auto& [name, text] : ShippedProfiles()) {
@@ -255,12 +272,12 @@ Result<std::vector<StoredMeasurement>> ProfileStore::Measurements(const Fingerpr
     Result<bool> row = q->Step();
     if (!row.ok()) return row.status();
     if (!*row) break;
-    out.push_back({q->Text(0), static_cast<int>(q->Int(1)),
-                   Measurement{Seconds::FromSeconds(q->Double(2)),
-                               Seconds::FromSeconds(q->Double(3)),
-                               Seconds::FromSeconds(q->Double(4)), static_cast<int>(q->Int(5)),
-                               Seconds::FromSeconds(q->Double(7))},
-                   q->Text(6)});
+    out.push_back(
+        {q->Text(0), static_cast<int>(q->Int(1)),
+         Measurement{Seconds::FromSeconds(q->Double(2)), Seconds::FromSeconds(q->Double(3)),
+                     Seconds::FromSeconds(q->Double(4)), static_cast<int>(q->Int(5)),
+                     Seconds::FromSeconds(q->Double(7))},
+         q->Text(6)});
   }
   return out;
 }
@@ -269,12 +286,15 @@ Status ProfileStore::PutCalibrations(const std::vector<StoredCalibration>& cs) {
   Result<std::unique_ptr<Transaction>> tx = Transaction::Begin(*db_);
   if (!tx.ok()) return tx.status();
   Result<Statement> q = db_->Prepare(
-      "INSERT OR REPLACE INTO calibrations VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10)");
+      "INSERT OR REPLACE INTO calibrations(framework, device_kind, kernel_scale, "
+      "per_op_overhead_s, runs, folds, mape_before, mape_after, fitted_at, origin, "
+      "per_step_overhead_s) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)");
   if (!q.ok()) return q.status();
   for (const StoredCalibration& c : cs) {
     q->Bind(1, c.framework).Bind(2, c.device_kind).Bind(3, c.kernel_scale);
     q->Bind(4, c.per_op_overhead.seconds()).Bind(5, int64_t{c.runs}).Bind(6, int64_t{c.folds});
     q->Bind(7, c.mape_before).Bind(8, c.mape_after).Bind(9, c.fitted_at).Bind(10, c.origin);
+    q->Bind(11, c.per_step_overhead.seconds());
     EPOCHCOST_RETURN_IF_ERROR(q->Run());
   }
   return (*tx)->Commit();
@@ -283,7 +303,8 @@ Status ProfileStore::PutCalibrations(const std::vector<StoredCalibration>& cs) {
 Result<std::vector<StoredCalibration>> ProfileStore::Calibrations() const {
   Result<Statement> q = db_->Prepare(
       "SELECT framework, device_kind, kernel_scale, per_op_overhead_s, runs, folds, mape_before, "
-      "mape_after, fitted_at, origin FROM calibrations ORDER BY framework, device_kind");
+      "mape_after, fitted_at, origin, per_step_overhead_s FROM calibrations "
+      "ORDER BY framework, device_kind");
   if (!q.ok()) return q.status();
   std::vector<StoredCalibration> out;
   for (;;) {
@@ -292,7 +313,7 @@ Result<std::vector<StoredCalibration>> ProfileStore::Calibrations() const {
     if (!*row) break;
     out.push_back({q->Text(0), q->Text(1), q->Double(2), Seconds::FromSeconds(q->Double(3)),
                    static_cast<int>(q->Int(4)), static_cast<int>(q->Int(5)), q->Double(6),
-                   q->Double(7), q->Text(8), q->Text(9)});
+                   q->Double(7), q->Text(8), q->Text(9), Seconds::FromSeconds(q->Double(10))});
   }
   return out;
 }

@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/machine.h"
 #include "engine/step_time.h"
 #include "profiler/backend.h"
 #include "profiler/fingerprint.h"
@@ -45,6 +46,9 @@ struct StoredCalibration {
   double mape_before = 0, mape_after = 0;  // percent, cross-validated
   std::string fitted_at;                   // YYYY-MM-DD
   std::string origin;                      // the run logs it was fitted to
+  Seconds per_step_overhead;               // 0 where the fit left it out
+
+  KernelCorrection correction() const { return {kernel_scale, per_op_overhead, per_step_overhead}; }
 };
 
 class ProfileStore : public OpTimeSource {

@@ -10,6 +10,8 @@
 namespace epochcost::validation {
 namespace {
 
+constexpr int kInnerFolds = 5;  // FitCorrection's choice of parameters
+
 Seconds StepTime(const std::vector<OpCost>& ops, bool overlaps, const Correction& c) {
   Seconds s;
   for (const OpCost& op : ops) {
@@ -29,10 +31,14 @@ double SquaredRelativeError(const std::vector<const CalibrationSample*>& samples
   return sum;
 }
 
-// Without overlap: epoch = scale * A + overhead * B + C per sample, linear in both parameters.
-Correction FitLinear(const std::vector<const CalibrationSample*>& samples) {
+// Without overlap: epoch = scale * A + overhead * B + per_step * N + C per sample (N: training
+// steps), linear in
+// the three parameters. Each subset of them is solved with the others at their neutral values
+// (scale 1, overheads 0); the valid solution (scale > 0, overheads >= 0) with the least error
+// wins. Without `per_step` that overhead stays 0.
+Correction FitLinear(const std::vector<const CalibrationSample*>& samples, bool per_step) {
   const Eigen::Index n = static_cast<Eigen::Index>(samples.size());
-  Eigen::MatrixXd x(n, 2);
+  Eigen::MatrixXd x(n, 3);
   Eigen::VectorXd y(n);
   for (Eigen::Index i = 0; i < n; ++i) {
     const CalibrationSample& s = *samples[i];
@@ -49,38 +55,58 @@ Correction FitLinear(const std::vector<const CalibrationSample*>& samples) {
     const double c = t.steps * t.extra_per_step.seconds();
     x(i, 0) = a / s.measured_seconds;
     x(i, 1) = b / s.measured_seconds;
+    x(i, 2) = t.steps / s.measured_seconds;
     y(i) = (s.measured_seconds - c) / s.measured_seconds;
   }
-  std::vector<Correction> candidates;
-  const Eigen::Vector2d free = x.colPivHouseholderQr().solve(y);
-  if (free(0) > 0 && free(1) >= 0)
-    candidates.push_back({free(0), Seconds::FromSeconds(free(1))});
-  // The scale alone (overhead 0), and the overhead alone (scale 1).
-  const double xx = x.col(0).squaredNorm(), ov = x.col(1).squaredNorm();
-  if (xx > 0 && x.col(0).dot(y) > 0) candidates.push_back({x.col(0).dot(y) / xx, Seconds()});
-  if (ov > 0)
-    candidates.push_back(
-        {1.0, Seconds::FromSeconds(std::max(0.0, x.col(1).dot(y - x.col(0)) / ov))});
-  if (candidates.empty()) candidates.push_back({});
-  Correction best = candidates.front();
-  double best_err = std::numeric_limits<double>::infinity();
-  for (const Correction& c : candidates)
+  Correction best;  // nothing free: scale 1, no overheads
+  double best_err = SquaredRelativeError(samples, best);
+  for (int free = 1; free < (per_step ? 8 : 4); ++free) {  // bits: scale, per-op, per-step
+    std::vector<Eigen::Index> cols;
+    for (Eigen::Index k = 0; k < 3; ++k)
+      if (free & (1 << k)) cols.push_back(k);
+    Eigen::MatrixXd xs(n, static_cast<Eigen::Index>(cols.size()));
+    for (size_t k = 0; k < cols.size(); ++k) xs.col(static_cast<Eigen::Index>(k)) = x.col(cols[k]);
+    const Eigen::VectorXd rhs = (free & 1) ? y : Eigen::VectorXd(y - x.col(0));
+    const Eigen::VectorXd v = xs.colPivHouseholderQr().solve(rhs);
+    double p[3] = {1, 0, 0};
+    for (size_t k = 0; k < cols.size(); ++k) p[cols[k]] = v(static_cast<Eigen::Index>(k));
+    if (!(p[0] > 0 && p[1] >= 0 && p[2] >= 0)) continue;
+    const Correction c{p[0], Seconds::FromSeconds(p[1]), Seconds::FromSeconds(p[2])};
     if (double e = SquaredRelativeError(samples, c); e < best_err) {
       best_err = e;
       best = c;
     }
+  }
   return best;
 }
 
-// With overlap: a grid over log10(scale) and log10(overhead seconds) (and overhead 0), refined
-// twice around the best point.
-Correction FitGrid(const std::vector<const CalibrationSample*>& samples) {
+// The per-step overhead that minimises the squared relative error once scale and per-op
+// overhead are set: epoch_i + per_step * N_i is linear in it (closed form, at least 0).
+Seconds BestPerStep(const std::vector<const CalibrationSample*>& samples, Correction c) {
+  c.per_step_overhead = Seconds();
+  double num = 0, den = 0;
+  for (const CalibrationSample* s : samples) {
+    const double u = s->terms.steps / s->measured_seconds;
+    num += u * (1 - EpochTime(s->terms, c).seconds() / s->measured_seconds);
+    den += u * u;
+  }
+  return den > 0 ? Seconds::FromSeconds(std::max(0.0, num / den)) : Seconds();
+}
+
+// With overlap: a grid over log10(scale) and log10(per-op overhead seconds) (and overhead 0),
+// refined twice around the best point; at each point the per-step overhead (with `per_step`)
+// is solved exactly.
+Correction FitGrid(const std::vector<const CalibrationSample*>& samples, bool per_step) {
   double best_err = std::numeric_limits<double>::infinity();
   double best_ls = 0, best_lo = -9;  // log10 scale, log10 overhead (-9: zero)
+  auto at = [&](double ls, double lo) {
+    Correction c{std::pow(10.0, ls),
+                 lo <= -9 ? Seconds() : Seconds::FromSeconds(std::pow(10.0, lo))};
+    if (per_step) c.per_step_overhead = BestPerStep(samples, c);
+    return c;
+  };
   auto consider = [&](double ls, double lo) {
-    const Correction c{std::pow(10.0, ls), lo <= -9 ? Seconds()
-                                                     : Seconds::FromSeconds(std::pow(10.0, lo))};
-    if (double e = SquaredRelativeError(samples, c); e < best_err) {
+    if (double e = SquaredRelativeError(samples, at(ls, lo)); e < best_err) {
       best_err = e;
       best_ls = ls;
       best_lo = lo;
@@ -104,14 +130,34 @@ Correction FitGrid(const std::vector<const CalibrationSample*>& samples) {
       for (double lo = co - 2 * so; lo <= co + 2 * so + 1e-12; lo += step_o) consider(ls, lo);
     }
   }
-  return {std::pow(10.0, best_ls),
-          best_lo <= -9 ? Seconds() : Seconds::FromSeconds(std::pow(10.0, best_lo))};
+  return at(best_ls, best_lo);
+}
+
+Correction Fit(const std::vector<const CalibrationSample*>& samples, bool per_step) {
+  return samples.front()->terms.overlaps ? FitGrid(samples, per_step)
+                                         : FitLinear(samples, per_step);
+}
+
+// Mean relative error of each sample predicted by the correction fitted on the other folds
+// (sample i in fold i % folds).
+double HeldOutError(const std::vector<const CalibrationSample*>& samples, int folds,
+                    bool per_step) {
+  double sum = 0;
+  for (int f = 0; f < folds; ++f) {
+    std::vector<const CalibrationSample*> train;
+    for (size_t i = 0; i < samples.size(); ++i)
+      if (static_cast<int>(i % folds) != f) train.push_back(samples[i]);
+    const Correction c = Fit(train, per_step);
+    for (size_t i = f; i < samples.size(); i += folds)
+      sum += std::abs(EpochTime(samples[i]->terms, c).seconds() / samples[i]->measured_seconds - 1);
+  }
+  return sum / static_cast<double>(samples.size());
 }
 
 }  // namespace
 
 Seconds EpochTime(const PredictionTerms& t, const Correction& c) {
-  return (StepTime(t.train, t.overlaps, c) + t.extra_per_step) * t.steps +
+  return (StepTime(t.train, t.overlaps, c) + t.extra_per_step + c.per_step_overhead) * t.steps +
          StepTime(t.eval, t.overlaps, c) * t.eval_steps;
 }
 
@@ -127,7 +173,15 @@ Result<Correction> FitCorrection(const std::vector<const CalibrationSample*>& sa
   for (const CalibrationSample* s : samples)
     if (s->terms.overlaps != overlaps)
       return Status::InvalidArgument("CPU and GPU runs cannot share one calibration");
-  return overlaps ? FitGrid(samples) : FitLinear(samples);
+  // The per-step overhead is a third parameter: it is fitted only when it predicts these
+  // samples' held-out folds better than the two others alone (at least 4 samples, so that each
+  // inner fold keeps 3 to fit).
+  bool per_step = false;
+  if (samples.size() >= 4) {
+    const int folds = std::min<int>(kInnerFolds, static_cast<int>(samples.size()));
+    per_step = HeldOutError(samples, folds, true) < HeldOutError(samples, folds, false);
+  }
+  return Fit(samples, per_step);
 }
 
 Result<CrossValidation> CrossValidate(const std::vector<const CalibrationSample*>& samples,
@@ -150,10 +204,9 @@ Result<CrossValidation> CrossValidate(const std::vector<const CalibrationSample*
   for (size_t i = 0; i < samples.size(); ++i) {
     cv.before[i] = Uncalibrated(samples[i]->terms).seconds();
     measured.push_back(samples[i]->measured_seconds);
-    cv.worst_before = std::max(cv.worst_before,
-                               std::abs(PercentError(cv.before[i], measured.back())));
-    cv.worst_after =
-        std::max(cv.worst_after, std::abs(PercentError(cv.after[i], measured.back())));
+    cv.worst_before =
+        std::max(cv.worst_before, std::abs(PercentError(cv.before[i], measured.back())));
+    cv.worst_after = std::max(cv.worst_after, std::abs(PercentError(cv.after[i], measured.back())));
   }
   cv.mape_before = Mape(cv.before, measured);
   cv.mape_after = Mape(cv.after, measured);

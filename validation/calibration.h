@@ -1,10 +1,13 @@
-// Calibration: two documented correction parameters per framework and device kind, fitted to
-// real runs by least squares on relative errors (docs/calibration.md):
+// Calibration: up to three documented correction parameters per framework and device kind, fitted
+// to real runs by least squares on relative errors (docs/calibration.md):
 //   kernel_scale     multiplies every op's predicted kernel time (the framework's kernels are
 //                    that much slower or faster than the ones epochcost measured or scaled);
 //   per_op_overhead  replaces the per-op dispatch cost (the framework's own work per op call:
 //                    Python, autograd, graph executor), added to each op on a CPU and overlapping
-//                    the kernels on a GPU (an op costs max(kernel, overhead)).
+//                    the kernels on a GPU (an op costs max(kernel, overhead));
+//   per_step_overhead the framework's fixed cost per training step (optimizer and training loop
+//                    in Python, callbacks, fresh buffers), added to each training step; fitted
+//                    only where the runs' inner cross-validation says it predicts better.
 // A run's prediction is kept as the terms these act on (PredictionTerms), so a fit evaluates
 // thousands of candidate corrections without predicting again. Judged by K-fold cross-validation:
 // each fold's runs are predicted with the correction fitted on the other folds.
@@ -43,9 +46,12 @@ struct CalibrationSample {
 };
 
 // The correction minimising the sum of squared relative errors. Without overlap the model is
-// linear in (kernel_scale, overhead) and solved exactly (Eigen, with the overhead or the scale
-// held at 0 or 1 when the free solution leaves the valid range); with overlap it is piecewise
-// linear and found on a log grid refined twice. Needs at least 3 samples.
+// linear in its parameters and solved exactly (Eigen; parameters held at 1 or 0 when the free
+// solution leaves the valid range); with overlap it is piecewise linear in (scale, per-op
+// overhead), found on a log grid refined twice, with the per-step overhead solved exactly at
+// each point. The per-step overhead is fitted when an inner 5-fold cross-validation over the
+// samples predicts them better with it than without (needs 4 samples); else it stays 0. Needs
+// at least 3 samples.
 Result<Correction> FitCorrection(const std::vector<const CalibrationSample*>& samples);
 
 struct CrossValidation {

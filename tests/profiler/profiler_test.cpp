@@ -403,7 +403,8 @@ TEST_F(ProfileStoreTest, CalibrationsAreStoredAndReplaced) {
                       .mape_before = 60,
                       .mape_after = 20,
                       .fitted_at = "2026-11-22",
-                      .origin = "runs.csv"};
+                      .origin = "runs.csv",
+                      .per_step_overhead = Seconds::FromMilliseconds(1.5)};
   ASSERT_TRUE((*store)->PutCalibrations({c}).ok());
   c.kernel_scale = 2;
   ASSERT_TRUE((*store)->PutCalibrations({c}).ok());
@@ -411,9 +412,34 @@ TEST_F(ProfileStoreTest, CalibrationsAreStoredAndReplaced) {
   ASSERT_TRUE(got.ok());
   EXPECT_DOUBLE_EQ(got->kernel_scale, 2);
   EXPECT_DOUBLE_EQ(got->per_op_overhead.seconds(), 12e-6);
+  EXPECT_DOUBLE_EQ(got->per_step_overhead.seconds(), 1.5e-3);
   EXPECT_EQ(got->runs, 12);
   EXPECT_EQ((*store)->Calibrations()->size(), 1u);
   EXPECT_FALSE((*store)->FindCalibration("pytorch", "gpu").ok());
+}
+
+// Regression: a store written before calibrations had a per-step overhead gains the column on
+// open, and its calibrations read with none.
+TEST_F(ProfileStoreTest, CalibrationsFromBeforeThePerStepOverheadReadAsZero) {
+  {
+    Result<std::unique_ptr<catalog::Database>> db = catalog::Database::Open(path_);
+    ASSERT_TRUE(db.ok());
+    ASSERT_TRUE((*db)
+                    ->Exec("CREATE TABLE calibrations(framework TEXT NOT NULL, device_kind TEXT "
+                           "NOT NULL, kernel_scale REAL NOT NULL, per_op_overhead_s REAL NOT "
+                           "NULL, runs INTEGER NOT NULL, folds INTEGER NOT NULL, mape_before "
+                           "REAL NOT NULL, mape_after REAL NOT NULL, fitted_at TEXT NOT NULL, "
+                           "origin TEXT NOT NULL, PRIMARY KEY(framework, device_kind));"
+                           "INSERT INTO calibrations VALUES('pytorch', 'cpu', 1.25, 8e-6, 12, 5, "
+                           "18.5, 17.3, '2026-11-24', 'runs.csv');")
+                    .ok());
+  }
+  Result<std::unique_ptr<ProfileStore>> store = ProfileStore::Open(path_);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  Result<StoredCalibration> got = (*store)->FindCalibration("pytorch", "cpu");
+  ASSERT_TRUE(got.ok());
+  EXPECT_DOUBLE_EQ(got->kernel_scale, 1.25);
+  EXPECT_DOUBLE_EQ(got->per_step_overhead.seconds(), 0);
 }
 
 // A fixed table of op times, for exact step and epoch arithmetic.

@@ -62,25 +62,28 @@ TEST(RunLogTest, MissingColumnIsAnError) {
                            "m,t,1,1,1,f,cheap\n",
                            "k.csv", false)
                    .ok());
-  Result<RunLog> rnn = ParseRunLog("model,target,batch,samples,seconds_per_epoch,framework,rnn\n"
-                                   "m,t,1,1,1,f,static\n",
-                                   "r.csv", false);
+  Result<RunLog> rnn = ParseRunLog(
+      "model,target,batch,samples,seconds_per_epoch,framework,rnn\n"
+      "m,t,1,1,1,f,static\n",
+      "r.csv", false);
   ASSERT_FALSE(rnn.ok());
   EXPECT_EQ(rnn.status().message(), "r.csv:2: rnn 'static' is not unrolled or fused");
-  Result<RunLog> isa = ParseRunLog("model,target,batch,samples,seconds_per_epoch,framework,isa\n"
-                                   "m,t,1,1,1,f,avx2\n"
-                                   "m,t,1,1,1,f,mmx\n",
-                                   "r.csv", false);
+  Result<RunLog> isa = ParseRunLog(
+      "model,target,batch,samples,seconds_per_epoch,framework,isa\n"
+      "m,t,1,1,1,f,avx2\n"
+      "m,t,1,1,1,f,mmx\n",
+      "r.csv", false);
   ASSERT_FALSE(isa.ok());
   EXPECT_EQ(isa.status().message(),
             "r.csv:3: isa: vector instruction set 'mmx' is not native, sse2, avx, avx2 or avx512");
 }
 
 TEST(RunLogTest, IsaColumnIsKept) {
-  Result<RunLog> log = ParseRunLog("model,target,batch,samples,seconds_per_epoch,framework,isa\n"
-                                   "m,t,1,1,1,f,sse2\n"
-                                   "m,t,1,1,1,f,\n",
-                                   "r.csv", false);
+  Result<RunLog> log = ParseRunLog(
+      "model,target,batch,samples,seconds_per_epoch,framework,isa\n"
+      "m,t,1,1,1,f,sse2\n"
+      "m,t,1,1,1,f,\n",
+      "r.csv", false);
   ASSERT_TRUE(log.ok()) << log.status().message();
   EXPECT_EQ(log->runs[0].isa, "sse2");
   EXPECT_EQ(log->runs[1].isa, "");  // not stated: native
@@ -142,6 +145,10 @@ TEST(CalibrationTest, EpochTimeByHand) {
   EXPECT_NEAR(EpochTime(Terms(true), c).seconds(), 100 * 520e-6 + 10 * 100e-6, 1e-12);
   // Uncalibrated CPU: step = 2(101) + 10(6) + 20 = 282 us; eval = 51 us.
   EXPECT_NEAR(Uncalibrated(Terms(false)).seconds(), 100 * 282e-6 + 10 * 51e-6, 1e-12);
+  // A per-step overhead of 300 us is added to each training step, not to validation steps.
+  const Correction with_step{2, Seconds::FromMicroseconds(10), Seconds::FromMicroseconds(300)};
+  EXPECT_NEAR(EpochTime(Terms(false), with_step).seconds(), 100 * 940e-6 + 10 * 110e-6, 1e-12);
+  EXPECT_NEAR(EpochTime(Terms(true), with_step).seconds(), 100 * 820e-6 + 10 * 100e-6, 1e-12);
 }
 
 // Runs whose measured times are exactly a known correction's predictions.
@@ -149,7 +156,7 @@ std::vector<CalibrationSample> Exact(bool overlaps, const Correction& truth) {
   std::vector<CalibrationSample> out;
   for (int i = 0; i < 6; ++i) {
     PredictionTerms t = Terms(overlaps);
-    t.train[0].count = 1 + i;           // vary the kernel share
+    t.train[0].count = 1 + i;            // vary the kernel share
     t.train[1].count = 5 + 7 * (i % 3);  // and the op count
     out.push_back({t, EpochTime(t, truth).seconds()});
   }
@@ -183,11 +190,46 @@ TEST(CalibrationTest, GridFitWithOverlapComesClose) {
     EXPECT_NEAR(EpochTime(s->terms, *c).seconds() / s->measured_seconds, 1, 1e-3);
 }
 
+// Runs that need all three parameters: the inner cross-validation keeps the per-step overhead and
+// the fit recovers it exactly.
+TEST(CalibrationTest, LinearFitRecoversAPerStepOverhead) {
+  const Correction truth{1.7, Seconds::FromMicroseconds(12), Seconds::FromMicroseconds(400)};
+  std::vector<CalibrationSample> samples = Exact(false, truth);
+  std::vector<const CalibrationSample*> ptrs;
+  for (const auto& s : samples) ptrs.push_back(&s);
+  Result<Correction> c = FitCorrection(ptrs);
+  ASSERT_TRUE(c.ok());
+  EXPECT_NEAR(c->kernel_scale, 1.7, 1e-9);
+  EXPECT_NEAR(c->per_op_overhead.seconds(), 12e-6, 1e-12);
+  EXPECT_NEAR(c->per_step_overhead.seconds(), 400e-6, 1e-12);
+}
+
+TEST(CalibrationTest, GridFitSolvesThePerStepOverhead) {
+  const Correction truth{0.8, Seconds::FromMicroseconds(30), Seconds::FromMicroseconds(250)};
+  std::vector<CalibrationSample> samples = Exact(true, truth);
+  std::vector<const CalibrationSample*> ptrs;
+  for (const auto& s : samples) ptrs.push_back(&s);
+  Result<Correction> c = FitCorrection(ptrs);
+  ASSERT_TRUE(c.ok());
+  EXPECT_GT(c->per_step_overhead.seconds(), 0);
+  for (const auto* s : ptrs)
+    EXPECT_NEAR(EpochTime(s->terms, *c).seconds() / s->measured_seconds, 1, 1e-3);
+}
+
+// With three runs there is no inner fold to judge a third parameter by: two are fitted.
+TEST(CalibrationTest, ThreeRunsFitNoPerStepOverhead) {
+  const Correction truth{1.7, Seconds::FromMicroseconds(12), Seconds::FromMicroseconds(400)};
+  std::vector<CalibrationSample> samples = Exact(false, truth);
+  std::vector<const CalibrationSample*> three = {&samples[0], &samples[1], &samples[2]};
+  Result<Correction> c = FitCorrection(three);
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->per_step_overhead.seconds(), 0);
+}
+
 TEST(CalibrationTest, TooFewRunsOrMixedKindsAreErrors) {
   std::vector<CalibrationSample> samples = Exact(false, {});
   std::vector<const CalibrationSample*> two = {&samples[0], &samples[1]};
-  EXPECT_EQ(FitCorrection(two).status().message(),
-            "a calibration needs at least 3 runs, got 2");
+  EXPECT_EQ(FitCorrection(two).status().message(), "a calibration needs at least 3 runs, got 2");
   samples[2].terms.overlaps = true;
   std::vector<const CalibrationSample*> mixed = {&samples[0], &samples[1], &samples[2]};
   EXPECT_FALSE(FitCorrection(mixed).ok());
@@ -212,8 +254,8 @@ RunResult MakeResult(const std::string& label, double predicted, double measured
 
 TEST(ReportTest, SummariesAndCheapestConfiguration) {
   // Costs: a predicted 10 measured 20; b predicted 12 measured 15; c predicted 30 measured 60.
-  ValidationReport r = Summarise({MakeResult("a", 10, 20, 1), MakeResult("b", 12, 15, 1),
-                                  MakeResult("c", 15, 30, 2)});
+  ValidationReport r = Summarise(
+      {MakeResult("a", 10, 20, 1), MakeResult("b", 12, 15, 1), MakeResult("c", 15, 30, 2)});
   EXPECT_NEAR(r.all.mape, (50 + 20 + 50) / 3.0, 1e-9);
   EXPECT_DOUBLE_EQ(r.all.worst, -50);
   ASSERT_EQ(r.rankings.size(), 1u);
@@ -227,10 +269,11 @@ TEST(ReportTest, SummariesAndCheapestConfiguration) {
 }
 
 TEST(ReportTest, ModelFamilies) {
-  const std::pair<const char*, const char*> cases[] = {
-      {"mnist_mlp", "dense"},          {"mnist_cnn", "convolutional"},
-      {"imdb_fasttext", "embedding"},  {"imdb_bidirectional_lstm", "recurrent"},
-      {"bert_base", "transformer"}};
+  const std::pair<const char*, const char*> cases[] = {{"mnist_mlp", "dense"},
+                                                       {"mnist_cnn", "convolutional"},
+                                                       {"imdb_fasttext", "embedding"},
+                                                       {"imdb_bidirectional_lstm", "recurrent"},
+                                                       {"bert_base", "transformer"}};
   for (const auto& [name, family] : cases) {
     Result<Model> m = LoadZooModel(name, {});
     ASSERT_TRUE(m.ok()) << name;
