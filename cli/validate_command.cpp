@@ -44,16 +44,16 @@ std::string ReportText(const ValidationReport& r, bool calibrated) {
     << (calibrated ? "calibrated where a calibration is stored" : "uncalibrated") << "): MAPE "
     << Number("%.1f%%", r.all.mape) << ", worst " << Number("%+.1f%%", r.all.worst) << "\n\n";
   std::vector<std::vector<std::string>> rows = {{"Model", "Machine", "Framework", "Batch",
-                                                 "Predicted s", "Measured s", "Error",
+                                                 "Precision", "Predicted s", "Measured s", "Error",
                                                  "Predicted $", "Measured $", "Path"}};
   for (const auto& x : r.results)
     rows.push_back(
         {x.run.model, validation::RunLabel(x.run),
          x.run.framework + (x.run.framework_version.empty() ? "" : " " + x.run.framework_version),
-         std::to_string(x.run.batch), Number("%.2f", x.predicted_seconds),
+         std::to_string(x.run.batch), x.run.precision, Number("%.2f", x.predicted_seconds),
          Number("%.2f", x.measured_seconds), Number("%+.1f%%", x.error_percent),
          Usd(x.predicted_usd), Usd(x.measured_usd), x.path});
-  s << RenderTable(rows, {false, false, false, true, true, true, true, true, true, false});
+  s << RenderTable(rows, {false, false, false, true, false, true, true, true, true, true, false});
   s << "\n"
     << SummaryTable(r.by_path, "Path") << "\n"
     << SummaryTable(r.by_family, "Model family") << "\n"
