@@ -45,6 +45,14 @@ std::string CalibrationLine(const Prediction& p) {
   return line;
 }
 
+// "<lead>1.845 ms" where a calibration adds a per-step overhead to each training step, or "".
+std::string PerStepText(const Prediction& p, const char* lead) {
+  if (p.per_step_overhead.seconds() <= 0) return "";
+  char text[96];
+  std::snprintf(text, sizeof text, "%s%.3f ms", lead, p.per_step_overhead.seconds() * 1e3);
+  return text;
+}
+
 void JsonCalibration(const Prediction& p, nlohmann::ordered_json* j) {
   if (!p.calibration) return;
   (*j)["calibration"] = {{"framework", p.calibration->framework},
@@ -87,11 +95,12 @@ int PrintMeasured(const PredictOptions& o, const Prediction& p) {
   if (!p.gpu) std::cout << ", " << p.threads << " thread" << (p.threads == 1 ? "" : "s");
   std::cout << ")\n" << CalibrationLine(p);
   std::snprintf(line, sizeof line,
-                "step %.3f ms (%zu distinct ops, per-op overhead %.1f us%s)\n"
+                "step %.3f ms (%zu distinct ops, per-op overhead %.1f us%s%s)\n"
                 "     %.3f to %.3f ms with every op at its own 10th to 90th percentile time\n"
                 "epoch %.2f s = %lld steps x %.3f ms + %lld validation steps x %.3f ms\n",
                 e.step.milliseconds(), p.distinct_ops, p.overhead.seconds() * 1e6,
-                p.gpu ? ", overlapping the kernels" : "", e.step_p10.milliseconds(),
+                p.gpu ? ", overlapping the kernels" : "",
+                PerStepText(p, ", per-step overhead ").c_str(), e.step_p10.milliseconds(),
                 e.step_p90.milliseconds(), e.epoch.seconds(),
                 static_cast<long long>(e.steps_per_epoch), e.step.milliseconds(),
                 static_cast<long long>(e.eval_steps), e.eval_step.milliseconds());
@@ -160,11 +169,12 @@ int PrintElsewhere(const PredictOptions& o, const Prediction& p) {
               << m.native_flop_per_cycle << " fp32 FLOPs per cycle";
   std::cout << ")\n" << CalibrationLine(p);
   std::snprintf(line, sizeof line,
-                "step %.3f ms (compute %.3f ms, all-reduce %.3f ms of which %.3f ms exposed, "
+                "step %.3f ms (compute %.3f ms%s, all-reduce %.3f ms of which %.3f ms exposed, "
                 "input %.3f ms)\n"
                 "epoch %.2f s = %lld steps x %.3f ms + %lld validation steps x %.3f ms\n"
                 "memory per device %s of %s%s; largest batch that fits: %lld\n",
-                e.step.milliseconds(), m.compute_step.milliseconds(), m.allreduce.milliseconds(),
+                e.step.milliseconds(), m.compute_step.milliseconds(),
+                PerStepText(p, " with a per-step overhead of ").c_str(), m.allreduce.milliseconds(),
                 m.exposed_allreduce.milliseconds(), m.input_step.milliseconds(), e.epoch.seconds(),
                 static_cast<long long>(e.steps_per_epoch), e.step.milliseconds(),
                 static_cast<long long>(e.eval_steps), e.eval_step.milliseconds(),
