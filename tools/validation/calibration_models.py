@@ -3,7 +3,7 @@
 `epochcost calibrate` uses (run i in fold i % 5, least squares on relative errors), before one is
 built into the product. Each run's step is reduced to the two terms the product's correction acts
 on, read from `epochcost predict --json` on the run's device: K, the sum of the measured kernel
-times, and N, the number of op calls. Prints each model's held-out MAPE, worst error and
+times, and N, the number of op calls (and 1 for a cost per step). Prints each model's held-out MAPE, worst error and
 parameters fitted on all runs. Analysis only; needs numpy (Debian: python3-numpy).
 
     /usr/bin/python3 tools/validation/calibration_models.py [BUILD_DIR] [RUN_LOG] [DEVICE]
@@ -64,6 +64,10 @@ def main():
         "kernel scale per thread count + per-op overhead": per_threads("K") + [lambda r: r["N"]],
         "kernel scale + per-op overhead per thread count": [lambda r: r["K"]] + per_threads("N"),
         "both per thread count": per_threads("K") + per_threads("N"),
+        # A fixed cost per training step (the product's third parameter since 2026-11-24).
+        "kernel scale + per-op overhead + per-step overhead": [lambda r: r["K"], lambda r: r["N"],
+                                                              lambda r: 1.0],
+        "kernel scale + per-step overhead": [lambda r: r["K"], lambda r: 1.0],
     }
     for name, features in models.items():
         mape, worst, coef = cross_validate(runs, features)
