@@ -194,6 +194,7 @@ struct CalibrateOptions {
   std::string profiles, catalog;
   int folds = 5;
   bool dry_run = false;
+  bool keep_worse = false;
 };
 
 int Calibrate(const CalibrateOptions& o) {
@@ -213,6 +214,7 @@ int Calibrate(const CalibrateOptions& o) {
   std::string origin;
   for (const std::string& f : o.inputs.files) origin += (origin.empty() ? "" : " ") + f;
   std::vector<profiler::StoredCalibration> fitted;
+  int worse = 0;
   for (const auto& key : order) {
     const std::vector<validation::CalibrationSample>& samples = groups[key];
     std::vector<const validation::CalibrationSample*> ptrs;
@@ -234,6 +236,13 @@ int Calibrate(const CalibrateOptions& o) {
               << Number("%.1f%%", cv->mape_after) << " calibrated; worst |error| "
               << Number("%.1f%%", cv->worst_before) << " -> " << Number("%.1f%%", cv->worst_after)
               << "\n";
+    // A correction that predicts runs it was not fitted to worse than no correction is not kept.
+    if (cv->mape_after >= cv->mape_before && !o.keep_worse) {
+      std::cout << "  not kept: it predicts the held-out runs worse than no calibration "
+                   "(--keep-worse keeps it)\n";
+      ++worse;
+      continue;
+    }
     fitted.push_back({.framework = key.first,
                       .device_kind = key.second,
                       .kernel_scale = c->kernel_scale,
@@ -247,7 +256,9 @@ int Calibrate(const CalibrateOptions& o) {
                       .per_step_overhead = c->per_step_overhead});
   }
   if (fitted.empty())
-    return ReportError(Status::InvalidArgument("no framework had enough runs to calibrate"));
+    return ReportError(Status::InvalidArgument(
+        worse > 0 ? "no calibration predicted its held-out runs better than none; nothing stored"
+                  : "no framework had enough runs to calibrate"));
   if (o.dry_run) {
     std::cout << "Dry run: nothing stored.\n";
     return kExitOk;
@@ -283,6 +294,8 @@ void RegisterCalibrateCommand(CLI::App& app, CommandFn* run) {
   AddRunInputOptions(c, &o->inputs);
   c->add_option("--folds", o->folds, "Cross-validation folds (default 5)");
   c->add_flag("--dry-run", o->dry_run, "Report the fit and its cross-validation; store nothing");
+  c->add_flag("--keep-worse", o->keep_worse,
+              "Keep a calibration even where it predicts the held-out runs worse than none");
   c->add_option("--profiles", o->profiles, "Profile database (where calibrations are stored)");
   c->add_option("--catalog", o->catalog, "Catalog database");
   c->footer("Example:\n  epochcost calibrate @published-runs --folds 5 --dry-run");
