@@ -7,6 +7,7 @@
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
+#include <set>
 #include <sstream>
 
 #include "cli/commands.h"
@@ -38,11 +39,39 @@ std::string SummaryTable(const std::vector<validation::GroupSummary>& groups,
   return RenderTable(rows, {false, true, true, true});
 }
 
-std::string ReportText(const ValidationReport& r, bool calibrated) {
+// The calibrations the runs were predicted with, each once, in the order the runs name them.
+std::vector<profiler::StoredCalibration> AppliedCalibrations(
+    const std::vector<PredictedRun>& runs) {
+  std::vector<profiler::StoredCalibration> out;
+  std::set<std::pair<std::string, std::string>> seen;
+  for (const PredictedRun& p : runs)
+    if (const auto& c = p.prediction.calibration;
+        c && seen.insert({c->framework, c->device_kind}).second)
+      out.push_back(*c);
+  return out;
+}
+
+// One line per applied calibration, or a line saying none matched.
+std::string CalibrationLines(const std::vector<profiler::StoredCalibration>& cs) {
+  std::ostringstream s;
+  for (const profiler::StoredCalibration& c : cs)
+    s << "Calibration applied: " << c.framework << " on " << c.device_kind << ", kernel scale "
+      << Number("%.3f", c.kernel_scale) << ", per-op overhead "
+      << Number("%.2f", c.per_op_overhead.seconds() * 1e6) << " us, per-step overhead "
+      << Number("%.3f", c.per_step_overhead.seconds() * 1e3) << " ms (fitted " << c.fitted_at
+      << " on " << c.runs << " runs, held-out MAPE " << Number("%.1f%%", c.mape_before) << " -> "
+      << Number("%.1f%%", c.mape_after) << ")\n";
+  if (cs.empty()) s << "No stored calibration matches these runs' frameworks.\n";
+  return s.str();
+}
+
+std::string ReportText(const ValidationReport& r, const std::string& calibrations) {
   std::ostringstream s;
   s << "Validated " << r.results.size() << (r.results.size() == 1 ? " run (" : " runs (")
-    << (calibrated ? "calibrated where a calibration is stored" : "uncalibrated") << "): MAPE "
-    << Number("%.1f%%", r.all.mape) << ", worst " << Number("%+.1f%%", r.all.worst) << "\n\n";
+    << (calibrations.empty() ? "uncalibrated" : "calibrated where a calibration is stored")
+    << "): MAPE " << Number("%.1f%%", r.all.mape) << ", worst " << Number("%+.1f%%", r.all.worst)
+    << "\n"
+    << calibrations << "\n";
   std::vector<std::vector<std::string>> rows = {{"Model", "Machine", "Framework", "Batch",
                                                  "Precision", "Predicted s", "Measured s", "Error",
                                                  "Predicted $", "Measured $", "Path"}};
@@ -182,10 +211,26 @@ int Validate(const ValidateOptions& o) {
     out << ReportSvg(report);
     if (!out) return ReportError(Status::IoError(o.plot + ": cannot write the plot"));
   }
-  if (o.json)
-    std::cout << ReportJson(report).dump(2) << "\n";
-  else
-    std::cout << ReportText(report, o.calibrated);
+  if (o.json) {
+    nlohmann::ordered_json j = ReportJson(report);
+    if (o.calibrated) {
+      j["calibrations"] = nlohmann::ordered_json::array();
+      for (const profiler::StoredCalibration& c : AppliedCalibrations(predicted->runs))
+        j["calibrations"].push_back({{"framework", c.framework},
+                                     {"device_kind", c.device_kind},
+                                     {"kernel_scale", c.kernel_scale},
+                                     {"per_op_overhead_seconds", c.per_op_overhead.seconds()},
+                                     {"per_step_overhead_seconds", c.per_step_overhead.seconds()},
+                                     {"runs", c.runs},
+                                     {"mape_before", c.mape_before},
+                                     {"mape_after", c.mape_after},
+                                     {"fitted_at", c.fitted_at}});
+    }
+    std::cout << j.dump(2) << "\n";
+  } else
+    std::cout << ReportText(report, o.calibrated
+                                        ? CalibrationLines(AppliedCalibrations(predicted->runs))
+                                        : std::string());
   return kExitOk;
 }
 
