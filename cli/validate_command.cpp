@@ -2,6 +2,7 @@
 // runs, with the error summaries (validation/report.h). `epochcost calibrate RUNS...`: fits each
 // framework's correction per device kind, judged by K-fold cross-validation, and stores it beside
 // the profiles (validation/calibration.h).
+#include <algorithm>
 #include <cmath>
 #include <fstream>
 #include <iostream>
@@ -234,12 +235,22 @@ int Validate(const ValidateOptions& o) {
   return kExitOk;
 }
 
+// Fold numbers for runs grouped by name, in the order the names first appear.
+std::vector<int> FoldsOf(const std::vector<std::string>& names) {
+  std::map<std::string, int> index;
+  std::vector<int> fold;
+  for (const std::string& n : names)
+    fold.push_back(index.emplace(n, static_cast<int>(index.size())).first->second);
+  return fold;
+}
+
 struct CalibrateOptions {
   RunInputs inputs;
   std::string profiles, catalog;
   int folds = 5;
   bool dry_run = false;
   bool keep_worse = false;
+  std::string leave_out;  // "", "model" or "machine": folds by group instead of by index
 };
 
 int Calibrate(const CalibrateOptions& o) {
@@ -251,10 +262,13 @@ int Calibrate(const CalibrateOptions& o) {
   // One calibration per framework and device kind, in the order the runs name them.
   std::vector<std::pair<std::string, std::string>> order;
   std::map<std::pair<std::string, std::string>, std::vector<validation::CalibrationSample>> groups;
+  // Each run's model or machine, where --leave-out makes them the folds.
+  std::map<std::pair<std::string, std::string>, std::vector<std::string>> group_of;
   for (const PredictedRun& p : predicted->runs) {
     const auto key = std::make_pair(p.run.framework, p.prediction.gpu ? "gpu" : "cpu");
     if (!groups.contains(key)) order.push_back(key);
     groups[key].push_back({TermsOf(p.prediction), p.run.seconds_per_epoch});
+    group_of[key].push_back(o.leave_out == "model" ? p.run.model : p.run.target);
   }
   std::string origin;
   for (const std::string& f : o.inputs.files) origin += (origin.empty() ? "" : " ") + f;
@@ -266,13 +280,24 @@ int Calibrate(const CalibrateOptions& o) {
     for (const auto& s : samples) ptrs.push_back(&s);
     std::cout << "Calibration of " << key.first << " on " << key.second << ": " << ptrs.size()
               << (ptrs.size() == 1 ? " run" : " runs");
-    Result<validation::CrossValidation> cv = validation::CrossValidate(ptrs, o.folds);
+    const std::vector<int> folds = FoldsOf(group_of[key]);
+    if (!o.leave_out.empty() && *std::max_element(folds.begin(), folds.end()) == 0) {
+      std::cout << ", not fitted: all on one " << o.leave_out << ", which leaves --leave-out "
+                << o.leave_out << " nothing to hold out\n";
+      continue;
+    }
+    Result<validation::CrossValidation> cv = o.leave_out.empty()
+                                                 ? validation::CrossValidate(ptrs, o.folds)
+                                                 : validation::CrossValidateFolds(ptrs, folds);
     Result<validation::Correction> c = validation::FitCorrection(ptrs);
     if (!cv.ok() || !c.ok()) {
       std::cout << ", not fitted: " << (!c.ok() ? c.status() : cv.status()).message() << "\n";
       continue;
     }
-    std::cout << ", " << cv->folds << "-fold cross-validation\n"
+    std::cout << ", " << cv->folds
+              << (o.leave_out.empty() ? "-fold cross-validation"
+                                      : "-fold cross-validation, one " + o.leave_out + " per fold")
+              << "\n"
               << "  kernel scale " << Number("%.3f", c->kernel_scale) << ", per-op overhead "
               << Number("%.2f", c->per_op_overhead.seconds() * 1e6) << " us, per-step overhead "
               << Number("%.3f", c->per_step_overhead.seconds() * 1e3) << " ms (fitted on all "
@@ -338,6 +363,10 @@ void RegisterCalibrateCommand(CLI::App& app, CommandFn* run) {
       "calibrate", "Fit each framework's per-op overhead and kernel scale to real runs");
   AddRunInputOptions(c, &o->inputs);
   c->add_option("--folds", o->folds, "Cross-validation folds (default 5)");
+  c->add_option("--leave-out", o->leave_out,
+                "Cross-validate with one model or one machine per fold (model, machine) instead "
+                "of --folds")
+      ->check(CLI::IsMember({"model", "machine"}));
   c->add_flag("--dry-run", o->dry_run, "Report the fit and its cross-validation; store nothing");
   c->add_flag("--keep-worse", o->keep_worse,
               "Keep a calibration even where it predicts the held-out runs worse than none");

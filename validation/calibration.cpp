@@ -187,18 +187,29 @@ Result<Correction> FitCorrection(const std::vector<const CalibrationSample*>& sa
 Result<CrossValidation> CrossValidate(const std::vector<const CalibrationSample*>& samples,
                                       int folds) {
   if (folds < 2) return Status::InvalidArgument("--folds must be at least 2");
+  const int k = std::min<int>(folds, static_cast<int>(samples.size()));
+  std::vector<int> fold(samples.size());
+  for (size_t i = 0; i < samples.size(); ++i) fold[i] = static_cast<int>(i % k);
+  return CrossValidateFolds(samples, fold);
+}
+
+Result<CrossValidation> CrossValidateFolds(const std::vector<const CalibrationSample*>& samples,
+                                           const std::vector<int>& fold) {
+  if (fold.size() != samples.size())
+    return Status::InvalidArgument("one fold per sample is needed");
   CrossValidation cv;
-  cv.folds = std::min<int>(folds, static_cast<int>(samples.size()));
+  cv.folds = fold.empty() ? 0 : *std::max_element(fold.begin(), fold.end()) + 1;
+  if (cv.folds < 2) return Status::InvalidArgument("a cross-validation needs at least 2 folds");
   cv.before.resize(samples.size());
   cv.after.resize(samples.size());
   for (int f = 0; f < cv.folds; ++f) {
     std::vector<const CalibrationSample*> train;
     for (size_t i = 0; i < samples.size(); ++i)
-      if (static_cast<int>(i % cv.folds) != f) train.push_back(samples[i]);
+      if (fold[i] != f) train.push_back(samples[i]);
     Result<Correction> c = FitCorrection(train);
     if (!c.ok()) return c.status().WithContext("fold " + std::to_string(f + 1));
-    for (size_t i = f; i < samples.size(); i += cv.folds)
-      cv.after[i] = EpochTime(samples[i]->terms, *c).seconds();
+    for (size_t i = 0; i < samples.size(); ++i)
+      if (fold[i] == f) cv.after[i] = EpochTime(samples[i]->terms, *c).seconds();
   }
   std::vector<double> measured;
   for (size_t i = 0; i < samples.size(); ++i) {

@@ -62,6 +62,10 @@ struct CrossValidation {
 // Sample i is in fold i % folds; folds is capped at the number of samples (leave-one-out).
 Result<CrossValidation> CrossValidate(const std::vector<const CalibrationSample*>& samples,
                                       int folds);
+// Sample i is in fold `fold[i]` (0 to K-1, each used): one fold per model or per machine asks
+// whether a correction carries to a model or a machine it has not seen.
+Result<CrossValidation> CrossValidateFolds(const std::vector<const CalibrationSample*>& samples,
+                                           const std::vector<int>& fold);
 
 }  // namespace epochcost::validation
 

@@ -226,6 +226,21 @@ TEST(CalibrationTest, ThreeRunsFitNoPerStepOverhead) {
   EXPECT_EQ(c->per_step_overhead.seconds(), 0);
 }
 
+// Folds by group: each sample predicted by the fit on the other groups; one group is an error.
+TEST(CalibrationTest, GroupFoldsHoldOutWholeGroups) {
+  const Correction truth{1.7, Seconds::FromMicroseconds(12)};
+  std::vector<CalibrationSample> samples = Exact(false, truth);
+  std::vector<const CalibrationSample*> ptrs;
+  for (const auto& s : samples) ptrs.push_back(&s);
+  Result<CrossValidation> cv = CrossValidateFolds(ptrs, {0, 0, 1, 1, 2, 2});
+  ASSERT_TRUE(cv.ok()) << cv.status().message();
+  EXPECT_EQ(cv->folds, 3);
+  EXPECT_LT(cv->mape_after, 1e-6);  // exact runs: any four of them give the truth
+  EXPECT_EQ(CrossValidateFolds(ptrs, {0, 0, 0, 0, 0, 0}).status().message(),
+            "a cross-validation needs at least 2 folds");
+  EXPECT_FALSE(CrossValidateFolds(ptrs, {0, 1}).ok());
+}
+
 TEST(CalibrationTest, TooFewRunsOrMixedKindsAreErrors) {
   std::vector<CalibrationSample> samples = Exact(false, {});
   std::vector<const CalibrationSample*> two = {&samples[0], &samples[1]};
