@@ -362,11 +362,11 @@ void RegisterCalibrateCommand(CLI::App& app, CommandFn* run) {
   CLI::App* c = app.add_subcommand(
       "calibrate", "Fit each framework's per-op overhead and kernel scale to real runs");
   AddRunInputOptions(c, &o->inputs);
-  c->add_option("--folds", o->folds, "Cross-validation folds (default 5)");
+  CLI::Option* folds = c->add_option("--folds", o->folds, "Cross-validation folds (default 5)");
   c->add_option("--leave-out", o->leave_out,
-                "Cross-validate with one model or one machine per fold (model, machine) instead "
-                "of --folds")
-      ->check(CLI::IsMember({"model", "machine"}));
+                "Cross-validate with one model or one machine per fold instead of --folds")
+      ->check(CLI::IsMember({"model", "machine"}))
+      ->excludes(folds);
   c->add_flag("--dry-run", o->dry_run, "Report the fit and its cross-validation; store nothing");
   c->add_flag("--keep-worse", o->keep_worse,
               "Keep a calibration even where it predicts the held-out runs worse than none");
