@@ -45,29 +45,17 @@ CREATE TABLE IF NOT EXISTS calibrations(
 
 constexpr int kFormatVersion = 1;
 
-// Stores made before measurements kept their mean lack the column; their rows read as "no mean".
-Status AddMeanColumn(Database& db) {
-  Result<Statement> q = db.Prepare(
-      "SELECT 1 FROM pragma_table_info('measurements') "
-      "WHERE name = 'mean_s'");
+// Adds `column` (with its SQL definition) to `table` of a store made before it existed.
+Status AddColumnIfMissing(Database& db, const std::string& table, const std::string& column,
+                          const std::string& definition) {
+  Result<Statement> q =
+      db.Prepare("SELECT 1 FROM pragma_table_info('" + table + "') WHERE name = ?1");
   if (!q.ok()) return q.status();
-  Result<bool> row = q->Step();
-  if (!row.ok()) return row.status();
-  return *row ? Status::Ok() : db.Exec("ALTER TABLE measurements ADD COLUMN mean_s REAL");
-}
-
-// Calibrations stored before the per-step overhead was fitted lack the column; they read as 0.
-Status AddPerStepColumn(Database& db) {
-  Result<Statement> q = db.Prepare(
-      "SELECT 1 FROM pragma_table_info('calibrations') "
-      "WHERE name = 'per_step_overhead_s'");
-  if (!q.ok()) return q.status();
+  q->Bind(1, column);
   Result<bool> row = q->Step();
   if (!row.ok()) return row.status();
   return *row ? Status::Ok()
-              : db.Exec(
-                    "ALTER TABLE calibrations ADD COLUMN per_step_overhead_s REAL NOT NULL "
-                    "DEFAULT 0");
+              : db.Exec("ALTER TABLE " + table + " ADD COLUMN " + column + " " + definition);
 }
 
 Status PutDevice(Database& db, const Fingerprint& d) {
@@ -171,8 +159,11 @@ Result<std::unique_ptr<ProfileStore>> ProfileStore::Open(const std::string& path
   if (!db.ok()) return db.status();
   std::unique_ptr<ProfileStore> store(new ProfileStore(std::move(*db)));
   EPOCHCOST_RETURN_IF_ERROR(store->db_->Exec(kSchema));
-  EPOCHCOST_RETURN_IF_ERROR(AddMeanColumn(*store->db_));
-  EPOCHCOST_RETURN_IF_ERROR(AddPerStepColumn(*store->db_));
+  // Stores made before measurements kept their mean read their rows as "no mean"; calibrations
+  // stored before the per-step overhead was fitted read it as 0.
+  EPOCHCOST_RETURN_IF_ERROR(AddColumnIfMissing(*store->db_, "measurements", "mean_s", "REAL"));
+  EPOCHCOST_RETURN_IF_ERROR(AddColumnIfMissing(*store->db_, "calibrations", "per_step_overhead_s",
+                                               "REAL NOT NULL DEFAULT 0"));
   // Shipped profiles are (re)loaded whenever their content differs from what was last loaded, so
   // a newer epochcost brings its newer measurements into an existing store.
   for (const auto& [name, text] : ShippedProfiles()) {

@@ -138,19 +138,43 @@ Correction Fit(const std::vector<const CalibrationSample*>& samples, bool per_st
                                          : FitLinear(samples, per_step);
 }
 
-// Mean relative error of each sample predicted by the correction fitted on the other folds
-// (sample i in fold i % folds).
-double HeldOutError(const std::vector<const CalibrationSample*>& samples, int folds,
-                    bool per_step) {
-  double sum = 0;
+// Fold numbers i % folds for n samples.
+std::vector<int> ModuloFolds(size_t n, int folds) {
+  std::vector<int> fold(n);
+  for (size_t i = 0; i < n; ++i) fold[i] = static_cast<int>(i % folds);
+  return fold;
+}
+
+// Each sample's epoch seconds, predicted by the correction `fit` returns for the samples of the
+// other folds (fold[i] in 0 to folds - 1).
+template <typename FitFn>
+Result<std::vector<double>> HeldOutSeconds(const std::vector<const CalibrationSample*>& samples,
+                                           const std::vector<int>& fold, int folds, FitFn fit) {
+  std::vector<double> out(samples.size());
   for (int f = 0; f < folds; ++f) {
     std::vector<const CalibrationSample*> train;
     for (size_t i = 0; i < samples.size(); ++i)
-      if (static_cast<int>(i % folds) != f) train.push_back(samples[i]);
-    const Correction c = Fit(train, per_step);
-    for (size_t i = f; i < samples.size(); i += folds)
-      sum += std::abs(EpochTime(samples[i]->terms, c).seconds() / samples[i]->measured_seconds - 1);
+      if (fold[i] != f) train.push_back(samples[i]);
+    Result<Correction> c = fit(train);
+    if (!c.ok()) return c.status().WithContext("fold " + std::to_string(f + 1));
+    for (size_t i = 0; i < samples.size(); ++i)
+      if (fold[i] == f) out[i] = EpochTime(samples[i]->terms, *c).seconds();
   }
+  return out;
+}
+
+// Mean relative error of each sample predicted by Fit on the other folds (sample i in fold
+// i % folds).
+double HeldOutError(const std::vector<const CalibrationSample*>& samples, int folds,
+                    bool per_step) {
+  const Result<std::vector<double>> predicted =
+      HeldOutSeconds(samples, ModuloFolds(samples.size(), folds), folds,
+                     [per_step](const std::vector<const CalibrationSample*>& train) {
+                       return Result<Correction>(Fit(train, per_step));
+                     });
+  double sum = 0;
+  for (size_t i = 0; i < samples.size(); ++i)
+    sum += std::abs((*predicted)[i] / samples[i]->measured_seconds - 1);
   return sum / static_cast<double>(samples.size());
 }
 
@@ -188,8 +212,7 @@ Result<CrossValidation> CrossValidate(const std::vector<const CalibrationSample*
                                       int folds) {
   if (folds < 2) return Status::InvalidArgument("--folds must be at least 2");
   const int k = std::min<int>(folds, static_cast<int>(samples.size()));
-  std::vector<int> fold(samples.size());
-  for (size_t i = 0; i < samples.size(); ++i) fold[i] = static_cast<int>(i % k);
+  const std::vector<int> fold = ModuloFolds(samples.size(), k);
   return CrossValidateFolds(samples, fold);
 }
 
@@ -200,17 +223,10 @@ Result<CrossValidation> CrossValidateFolds(const std::vector<const CalibrationSa
   CrossValidation cv;
   cv.folds = fold.empty() ? 0 : *std::max_element(fold.begin(), fold.end()) + 1;
   if (cv.folds < 2) return Status::InvalidArgument("a cross-validation needs at least 2 folds");
+  Result<std::vector<double>> after = HeldOutSeconds(samples, fold, cv.folds, FitCorrection);
+  if (!after.ok()) return after.status();
+  cv.after = std::move(*after);
   cv.before.resize(samples.size());
-  cv.after.resize(samples.size());
-  for (int f = 0; f < cv.folds; ++f) {
-    std::vector<const CalibrationSample*> train;
-    for (size_t i = 0; i < samples.size(); ++i)
-      if (fold[i] != f) train.push_back(samples[i]);
-    Result<Correction> c = FitCorrection(train);
-    if (!c.ok()) return c.status().WithContext("fold " + std::to_string(f + 1));
-    for (size_t i = 0; i < samples.size(); ++i)
-      if (fold[i] == f) cv.after[i] = EpochTime(samples[i]->terms, *c).seconds();
-  }
   std::vector<double> measured;
   for (size_t i = 0; i < samples.size(); ++i) {
     cv.before[i] = Uncalibrated(samples[i]->terms).seconds();

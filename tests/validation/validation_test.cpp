@@ -163,11 +163,16 @@ std::vector<CalibrationSample> Exact(bool overlaps, const Correction& truth) {
   return out;
 }
 
+std::vector<const CalibrationSample*> Pointers(const std::vector<CalibrationSample>& samples) {
+  std::vector<const CalibrationSample*> out;
+  for (const auto& s : samples) out.push_back(&s);
+  return out;
+}
+
 TEST(CalibrationTest, LinearFitRecoversTheCorrection) {
   const Correction truth{1.7, Seconds::FromMicroseconds(12)};
   std::vector<CalibrationSample> samples = Exact(false, truth);
-  std::vector<const CalibrationSample*> ptrs;
-  for (const auto& s : samples) ptrs.push_back(&s);
+  const std::vector<const CalibrationSample*> ptrs = Pointers(samples);
   Result<Correction> c = FitCorrection(ptrs);
   ASSERT_TRUE(c.ok());
   EXPECT_NEAR(c->kernel_scale, 1.7, 1e-9);
@@ -182,8 +187,7 @@ TEST(CalibrationTest, LinearFitRecoversTheCorrection) {
 TEST(CalibrationTest, GridFitWithOverlapComesClose) {
   const Correction truth{0.8, Seconds::FromMicroseconds(30)};
   std::vector<CalibrationSample> samples = Exact(true, truth);
-  std::vector<const CalibrationSample*> ptrs;
-  for (const auto& s : samples) ptrs.push_back(&s);
+  const std::vector<const CalibrationSample*> ptrs = Pointers(samples);
   Result<Correction> c = FitCorrection(ptrs);
   ASSERT_TRUE(c.ok());
   for (const auto* s : ptrs)
@@ -195,8 +199,7 @@ TEST(CalibrationTest, GridFitWithOverlapComesClose) {
 TEST(CalibrationTest, LinearFitRecoversAPerStepOverhead) {
   const Correction truth{1.7, Seconds::FromMicroseconds(12), Seconds::FromMicroseconds(400)};
   std::vector<CalibrationSample> samples = Exact(false, truth);
-  std::vector<const CalibrationSample*> ptrs;
-  for (const auto& s : samples) ptrs.push_back(&s);
+  const std::vector<const CalibrationSample*> ptrs = Pointers(samples);
   Result<Correction> c = FitCorrection(ptrs);
   ASSERT_TRUE(c.ok());
   EXPECT_NEAR(c->kernel_scale, 1.7, 1e-9);
@@ -207,8 +210,7 @@ TEST(CalibrationTest, LinearFitRecoversAPerStepOverhead) {
 TEST(CalibrationTest, GridFitSolvesThePerStepOverhead) {
   const Correction truth{0.8, Seconds::FromMicroseconds(30), Seconds::FromMicroseconds(250)};
   std::vector<CalibrationSample> samples = Exact(true, truth);
-  std::vector<const CalibrationSample*> ptrs;
-  for (const auto& s : samples) ptrs.push_back(&s);
+  const std::vector<const CalibrationSample*> ptrs = Pointers(samples);
   Result<Correction> c = FitCorrection(ptrs);
   ASSERT_TRUE(c.ok());
   EXPECT_GT(c->per_step_overhead.seconds(), 0);
@@ -230,8 +232,7 @@ TEST(CalibrationTest, ThreeRunsFitNoPerStepOverhead) {
 TEST(CalibrationTest, GroupFoldsHoldOutWholeGroups) {
   const Correction truth{1.7, Seconds::FromMicroseconds(12)};
   std::vector<CalibrationSample> samples = Exact(false, truth);
-  std::vector<const CalibrationSample*> ptrs;
-  for (const auto& s : samples) ptrs.push_back(&s);
+  const std::vector<const CalibrationSample*> ptrs = Pointers(samples);
   Result<CrossValidation> cv = CrossValidateFolds(ptrs, {0, 0, 1, 1, 2, 2});
   ASSERT_TRUE(cv.ok()) << cv.status().message();
   EXPECT_EQ(cv->folds, 3);
