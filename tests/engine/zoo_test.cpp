@@ -27,6 +27,9 @@ constexpr Expected kZoo[] = {
     {"lstm_char_cnn", 19367965, "mkroutikov/tf-lstm-char-cnn LSTM-Char-Large, width 21 (3)"},
     {"vgg16", 138357544, "keras.applications.VGG16 summary()"},
     {"resnet50", 25636712, "keras.applications.ResNet50 summary()"},
+    // torchvision counts 25,557,032 parameters; epochcost adds the 53,120 batch-norm running
+    // statistics (buffers there), as Keras counts them.
+    {"resnet50_v1_5", 25557032 + 53120, "torchvision resnet50() parameters + BN statistics"},
     {"resnet152", 60419944, "keras.applications.ResNet152 summary()"},
     {"mobilenet_v2", 3538984, "keras.applications.MobileNetV2 summary()"},
     {"nasnet_mobile", 5326716, "keras.applications.NASNetMobile summary()"},
