@@ -7,6 +7,8 @@
 # predict.tar.gz (each prediction's JSON); with KERNELS=N, kernels.txt (PyTorch's top N kernels
 # per model, from torch.profiler).
 # Each phase runs even when an earlier one failed, so one run brings back all it can.
+# BATCH=N runs every model at that batch instead of its own (the published runs' shapes: Lambda's
+# ResNet50 v1.5 ran 128-256 per 16 GB GPU and 640-1280 per 80 GB one, docs/accuracy.md).
 # Usage: MODELS="..." PRECISIONS="fp32 bf16" PHASES="tests profile torch predict" tools/gpu/measure.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -15,6 +17,7 @@ mkdir -p "$out"
 models=${MODELS:-"mnist_mlp mnist_cnn cifar10_cnn imdb_fasttext imdb_bidirectional_lstm lstm_text_generation resnet50 bert_base gpt2_small"}
 precisions=${PRECISIONS:-"fp32 bf16"}
 phases=${PHASES:-"tests profile torch predict"}
+batch=(${BATCH:+--batch "$BATCH"})
 log() { echo "== $(date -u +%H:%M:%S) $*" | tee -a "$out/log.txt"; }
 
 ec=/tmp/ec
@@ -50,7 +53,7 @@ fi
 if [[ " $phases " == *" profile "* ]]; then
   for p in $precisions; do
     log "profile --precision $p"
-    $bin profile $models --device gpu --precision "$p" >>"$out/log.txt" 2>&1
+    $bin profile $models --device gpu --precision "$p" "${batch[@]}" >>"$out/log.txt" 2>&1
     log "profile exit $?"
   done
   $bin profile export "$out/gpu-profile.json" --device gpu >>"$out/log.txt" 2>&1
@@ -60,7 +63,7 @@ if [[ " $phases " == *" torch "* ]]; then
     for m in $models; do
       log "torch $m $p"
       timeout 120 python3 tools/reference/torch_step.py "data/models/$m.json" --device cuda \
-        --precision "$p" --steps 30 --warmup 10 >>"$out/torch.txt" 2>>"$out/log.txt"
+        --precision "$p" --steps 30 --warmup 10 "${batch[@]}" >>"$out/torch.txt" 2>>"$out/log.txt"
     done
   done
 fi
@@ -69,7 +72,7 @@ if [ "${KERNELS:-0}" -gt 0 ]; then
     for m in ${KERNEL_MODELS:-$models}; do
       echo "### $m $p" >>"$out/kernels.txt"
       timeout 120 python3 tools/reference/torch_step.py "data/models/$m.json" --device cuda \
-        --precision "$p" --steps 3 --warmup 5 --kernels "$KERNELS" >>"$out/kernels.txt" 2>&1
+        --precision "$p" --steps 3 --warmup 5 "${batch[@]}" --kernels "$KERNELS" >>"$out/kernels.txt" 2>&1
     done
   done
 fi
@@ -77,8 +80,8 @@ if [[ " $phases " == *" predict "* ]]; then
   for p in $precisions; do
     for m in $models; do
       echo "### $m $p" >>"$out/predict.txt"
-      $bin predict "$m" --on local-gpu --precision "$p" --samples 1 --top 8 >>"$out/predict.txt" 2>&1
-      $bin predict "$m" --on local-gpu --precision "$p" --samples 1 --json >"$out/pred-$m-$p.json" 2>/dev/null
+      $bin predict "$m" --on local-gpu --precision "$p" --samples 1 --top 8 "${batch[@]}" >>"$out/predict.txt" 2>&1
+      $bin predict "$m" --on local-gpu --precision "$p" --samples 1 "${batch[@]}" --json >"$out/pred-$m-$p.json" 2>/dev/null
     done
   done
 fi
