@@ -4,6 +4,7 @@
 #include <cmath>
 #include <cstdio>
 #include <nlohmann/json.hpp>
+#include <regex>
 #include <sstream>
 
 #include "cli/format.h"
@@ -52,10 +53,36 @@ std::string RecommendTable(const pricing::Recommendation& r, int top, double epo
     out += "? = " + std::to_string(unknown) +
            " spot or preemptible offers without interruption data, ranked as if never interrupted "
            "(add some: epochcost catalog import FILE --format aws-spot-advisor or interruptions).\n";
-  if (!r.dropped.empty()) {
-    out += std::to_string(r.dropped.size()) + " machines left out";
-    out += " (first: " + r.dropped.front().reason + ")\n";
+  out += DroppedSummary(r.dropped);
+  return out;
+}
+
+std::string DroppedSummary(const std::vector<pricing::DroppedOffer>& dropped) {
+  if (dropped.empty()) return "";
+  // A reason reads "PROVIDER:MACHINE: why" (the machine the catalog row was predicted as, not
+  // always the offer's); machines left out for the same why are counted together.
+  static const std::regex kMachinePrefix("^[a-z]+:[^ :]+: ");
+  std::vector<std::pair<std::string, std::vector<std::string>>> causes;  // in first-seen order
+  for (const pricing::DroppedOffer& d : dropped) {
+    const std::string why = std::regex_replace(d.reason, kMachinePrefix, "",
+                                               std::regex_constants::format_first_only);
+    auto it = std::find_if(causes.begin(), causes.end(),
+                           [&](const auto& c) { return c.first == why; });
+    if (it == causes.end()) it = causes.insert(causes.end(), {why, {}});
+    it->second.push_back(d.machine);
   }
+  std::stable_sort(causes.begin(), causes.end(), [](const auto& a, const auto& b) {
+    return a.second.size() > b.second.size();
+  });
+  std::string out = std::to_string(dropped.size()) + " machines left out:\n";
+  constexpr size_t kShown = 5;
+  for (size_t i = 0; i < std::min(kShown, causes.size()); ++i) {
+    const auto& [why, machines] = causes[i];
+    out += "  " + std::to_string(machines.size()) + " x " + why + " (" + machines.front() +
+           (machines.size() > 1 ? ", ..." : "") + ")\n";
+  }
+  if (causes.size() > kShown)
+    out += "  and " + std::to_string(causes.size() - kShown) + " more reasons\n";
   return out;
 }
 

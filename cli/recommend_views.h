@@ -4,12 +4,16 @@
 #define EPOCHCOST_CLI_RECOMMEND_VIEWS_H_
 
 #include <string>
+#include <vector>
 
 #include "pricing/recommender.h"
 
 namespace epochcost::cli {
 
 std::string RecommendTable(const pricing::Recommendation& r, int top, double epochs);
+// "N machines left out:" and one line per reason, the commonest first (at most five), each with
+// how many machines it left out and the first of them; empty when none was.
+std::string DroppedSummary(const std::vector<pricing::DroppedOffer>& dropped);
 std::string RecommendJson(const pricing::Recommendation& r, int top);
 std::string RecommendCsv(const pricing::Recommendation& r, int top);
 std::string RecommendSvg(const pricing::Recommendation& r, const std::string& title, int labels);
