@@ -180,14 +180,27 @@ def vgg16():
     return m
 
 
-def resnet(name, blocks):
-    m = ModelBuilder(name, "keras.applications.resnet.%s(include_top=True) (keras/applications/"
-                     "resnet.py: stack1/block1, biased convolutions)" % name.replace(
-                         "resnet", "ResNet"),
-                     "ResNet v1 bottleneck network at 224x224 with the 1000-class top", IMAGENET)
+def resnet(name, blocks, v1_5=False):
+    """ResNet v1 as keras.applications builds it (biased convolutions, a downsampling block's
+    stride on its first 1x1 convolution), or with v1_5 torchvision's resnet50, which NVIDIA
+    DeepLearningExamples trains as ResNet50 v1.5: the stride on the 3x3 convolution instead, and
+    convolutions without bias (each is followed by batch norm)."""
+    if v1_5:
+        m = ModelBuilder(name, "torchvision.models.resnet50 (torchvision/models/resnet.py: "
+                         "Bottleneck, stride on conv2); NVIDIA DeepLearningExamples "
+                         "PyTorch/Classification/ConvNets resnet50 is this network",
+                         "ResNet50 v1.5 (torchvision) at 224x224 with the 1000-class top",
+                         IMAGENET)
+    else:
+        m = ModelBuilder(name, "keras.applications.resnet.%s(include_top=True) (keras/applications/"
+                         "resnet.py: stack1/block1, biased convolutions)" % name.replace(
+                             "resnet", "ResNet"),
+                         "ResNet v1 bottleneck network at 224x224 with the 1000-class top",
+                         IMAGENET)
+    bias = {"use_bias": False} if v1_5 else {}
     m.add("input", name="input", shape=[224, 224, 3])
     m.add("zero_padding2d", name="conv1_pad", pads=[3, 3, 3, 3])
-    m.add("conv2d", name="conv1_conv", filters=64, kernel=[7, 7], strides=[2, 2])
+    m.add("conv2d", name="conv1_conv", filters=64, kernel=[7, 7], strides=[2, 2], **bias)
     m.add("batch_norm", name="conv1_bn")
     m.add("activation", name="conv1_relu", activation="relu")
     m.add("zero_padding2d", name="pool1_pad", pads=[1, 1, 1, 1])
@@ -196,72 +209,26 @@ def resnet(name, blocks):
     def block(x, filters, stride, conv_shortcut, prefix):
         if conv_shortcut:
             m.add("conv2d", name=prefix + "_0_conv", inputs=x, filters=4 * filters, kernel=[1, 1],
-                  strides=[stride, stride])
+                  strides=[stride, stride], **bias)
             shortcut = m.add("batch_norm", name=prefix + "_0_bn")
         else:
             shortcut = x
+        first, middle = (1, stride) if v1_5 else (stride, 1)
         m.add("conv2d", name=prefix + "_1_conv", inputs=x, filters=filters, kernel=[1, 1],
-              strides=[stride, stride])
+              strides=[first, first], **bias)
         m.add("batch_norm", name=prefix + "_1_bn")
         m.add("activation", name=prefix + "_1_relu", activation="relu")
-        m.add("conv2d", name=prefix + "_2_conv", filters=filters, kernel=[3, 3], padding="same")
+        m.add("conv2d", name=prefix + "_2_conv", filters=filters, kernel=[3, 3],
+              **({"strides": [middle, middle]} if v1_5 else {}), padding="same", **bias)
         m.add("batch_norm", name=prefix + "_2_bn")
         m.add("activation", name=prefix + "_2_relu", activation="relu")
-        m.add("conv2d", name=prefix + "_3_conv", filters=4 * filters, kernel=[1, 1])
+        m.add("conv2d", name=prefix + "_3_conv", filters=4 * filters, kernel=[1, 1], **bias)
         last = m.add("batch_norm", name=prefix + "_3_bn")
         m.add("add", name=prefix + "_add", inputs=[shortcut, last])
         return m.add("activation", name=prefix + "_out", activation="relu")
 
     for stage, (filters, n, stride) in enumerate(
             zip([64, 128, 256, 512], blocks, [1, 2, 2, 2])):
-        for b in range(n):
-            x = block(x, filters, stride if b == 0 else 1, b == 0,
-                      "conv%d_block%d" % (stage + 2, b + 1))
-    m.add("global_avg_pool2d", name="avg_pool")
-    m.add("dense", name="predictions", units=1000, activation="softmax")
-    m.add("loss", loss="categorical_crossentropy")
-    return m
-
-
-def resnet50_v1_5():
-    """torchvision.models.resnet50, which NVIDIA DeepLearningExamples trains as ResNet50 v1.5: the
-    stride of a downsampling block on its 3x3 convolution instead of its first 1x1, and
-    convolutions without bias (each is followed by batch norm)."""
-    m = ModelBuilder("resnet50_v1_5", "torchvision.models.resnet50 (torchvision/models/resnet.py: "
-                     "Bottleneck, stride on conv2); NVIDIA DeepLearningExamples "
-                     "PyTorch/Classification/ConvNets resnet50 is this network",
-                     "ResNet50 v1.5 (torchvision) at 224x224 with the 1000-class top", IMAGENET)
-    m.add("input", name="input", shape=[224, 224, 3])
-    m.add("zero_padding2d", name="conv1_pad", pads=[3, 3, 3, 3])
-    m.add("conv2d", name="conv1_conv", filters=64, kernel=[7, 7], strides=[2, 2], use_bias=False)
-    m.add("batch_norm", name="conv1_bn")
-    m.add("activation", name="conv1_relu", activation="relu")
-    m.add("zero_padding2d", name="pool1_pad", pads=[1, 1, 1, 1])
-    x = m.add("max_pool2d", name="pool1_pool", kernel=[3, 3], strides=[2, 2])
-
-    def block(x, filters, stride, conv_shortcut, prefix):
-        if conv_shortcut:
-            m.add("conv2d", name=prefix + "_0_conv", inputs=x, filters=4 * filters, kernel=[1, 1],
-                  strides=[stride, stride], use_bias=False)
-            shortcut = m.add("batch_norm", name=prefix + "_0_bn")
-        else:
-            shortcut = x
-        m.add("conv2d", name=prefix + "_1_conv", inputs=x, filters=filters, kernel=[1, 1],
-              use_bias=False)
-        m.add("batch_norm", name=prefix + "_1_bn")
-        m.add("activation", name=prefix + "_1_relu", activation="relu")
-        m.add("conv2d", name=prefix + "_2_conv", filters=filters, kernel=[3, 3],
-              strides=[stride, stride], padding="same", use_bias=False)
-        m.add("batch_norm", name=prefix + "_2_bn")
-        m.add("activation", name=prefix + "_2_relu", activation="relu")
-        m.add("conv2d", name=prefix + "_3_conv", filters=4 * filters, kernel=[1, 1],
-              use_bias=False)
-        last = m.add("batch_norm", name=prefix + "_3_bn")
-        m.add("add", name=prefix + "_add", inputs=[shortcut, last])
-        return m.add("activation", name=prefix + "_out", activation="relu")
-
-    for stage, (filters, n, stride) in enumerate(
-            zip([64, 128, 256, 512], [3, 4, 6, 3], [1, 2, 2, 2])):
         for b in range(n):
             x = block(x, filters, stride if b == 0 else 1, b == 0,
                       "conv%d_block%d" % (stage + 2, b + 1))
@@ -563,7 +530,7 @@ MODELS = [
     mnist_mlp, mnist_cnn, cifar10_cnn, imdb_fasttext, imdb_bidirectional_lstm,
     lstm_text_generation, text_generator_keras, lstm_char_cnn, vgg16,
     lambda: resnet("resnet50", [3, 4, 6, 3]),
-    resnet50_v1_5,
+    lambda: resnet("resnet50_v1_5", [3, 4, 6, 3], v1_5=True),
     lambda: resnet("resnet152", [3, 8, 36, 3]),
     mobilenet_v2,
     lambda: nasnet("nasnet_mobile", 224, 1056, 4, 32, False),
