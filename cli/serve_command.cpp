@@ -9,6 +9,7 @@
 #include "cli/commands.h"
 #include "cli/format.h"
 #include "cli/lowering_flags.h"
+#include "cli/recommend_views.h"
 #include "cli/svg_plot.h"
 #include "cli/targets.h"
 #include "engine/model_source.h"
@@ -101,10 +102,11 @@ std::string Svg(const pricing::ServingPlan& plan, const std::string& title) {
   return s.str();
 }
 
-// "machine: why", once: some reasons name the machine already.
-std::string FirstDropped(const pricing::ServingPlan& plan) {
-  const auto& [machine, why] = *plan.dropped.begin();
-  return why.rfind(machine, 0) == 0 ? why : machine + ": " + why;
+// The machines that cannot serve, counted by reason as `recommend` counts its own.
+std::string Dropped(const pricing::ServingPlan& plan) {
+  std::vector<pricing::DroppedOffer> dropped;
+  for (const auto& [machine, why] : plan.dropped) dropped.push_back({machine, why});
+  return DroppedSummary(dropped);
 }
 
 int Serve(const ServeOptions& o) {
@@ -162,11 +164,8 @@ int Serve(const ServeOptions& o) {
               << "\n"
               << market->calibrated
               << Table(*plan, top) << plan->ranked.size()
-              << " offers can serve it, ranked by monthly cost (730 h); " << plan->dropped.size()
-              << " machines cannot"
-              << (plan->dropped.empty() ? std::string() : " (first: " + FirstDropped(*plan) + ")")
-              << ".\n"
-              << StaleNote(*market);
+              << " offers can serve it, ranked by monthly cost (730 h).\n"
+              << Dropped(*plan) << StaleNote(*market);
   }
   return kExitOk;
 }
