@@ -38,7 +38,10 @@ std::string_view OpClassName(OpClass c) {
 }
 
 FlopsPerSecond Roofline::Peak(const OpSignature& sig) const {
-  if (ClassOf(sig.kind) == OpClass::kMemory) return fp32;
+  const OpClass c = ClassOf(sig.kind);
+  if (c == OpClass::kMemory) return fp32;
+  if (c == OpClass::kConv && sig.dtype == DType::kFloat32 && fp32_conv.value() > 0)
+    return fp32_conv;
   FlopsPerSecond tensor;
   switch (sig.dtype) {
     case DType::kTFloat32:
@@ -80,6 +83,13 @@ Roofline GpuRoofline(const GpuSpec& g) {
   r.fp16_tensor = g.fp16_tensor;
   r.bf16_tensor = g.bf16_tensor;
   r.bandwidth = g.memory_bandwidth;
+  const bool dual_fp32_generation = g.architecture == "Ampere" ||
+                                    g.architecture == "Ada Lovelace" ||
+                                    g.architecture == "Hopper" || g.architecture == "Blackwell";
+  constexpr double kConvLanes = 64;
+  const double lane_rate = 2 * g.sm_count * g.boost_clock_mhz * 1e6;  // FLOP/s per lane
+  if (dual_fp32_generation && lane_rate > 0 && g.fp32.value() / lane_rate > 1.5 * kConvLanes)
+    r.fp32_conv = FlopsPerSecond::FromFlopsPerSecond(kConvLanes * lane_rate);
   return r;
 }
 

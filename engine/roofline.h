@@ -19,6 +19,8 @@ struct Roofline {
   DeviceKind kind = DeviceKind::kCpu;
   std::string name;
   FlopsPerSecond fp32;         // vector (CUDA-core or SIMD) rate
+  // The rate fp32 convolutions reach where it is below `fp32` (0: fp32's). See GpuRoofline.
+  FlopsPerSecond fp32_conv;
   FlopsPerSecond tf32_tensor;  // 0: none
   FlopsPerSecond fp16_tensor;  // 0: none (fp16 then runs at the fp32 rate)
   FlopsPerSecond bf16_tensor;  // 0: none
@@ -38,6 +40,14 @@ struct Roofline {
 
 // From the spec tables. A GPU's latency is left 0 for the caller to set (launch and kernel floor
 // are measured, not in data sheets).
+//
+// An SM of Ampere's GA10x, Ada, Hopper or Blackwell issues up to 128 fp32 FMAs a clock, twice
+// Volta's and the A100's 64, and the data sheets' fp32 rate counts all of them; cuDNN's fp32
+// convolutions do not reach past the 64-lane rate there (the H100 profile: its fastest fp32
+// convolutions 29.1 TFLOP/s, 87% of 64 lanes x 132 SMs x 1.98 GHz = 33.5, while its fp32
+// products reach 54 of the sheet's 67; on GA10x and Ada the second half of the lanes also runs
+// the integer address arithmetic of implicit-GEMM convolutions). So on those GPUs fp32_conv is
+// 2 FLOPs x 64 lanes x SMs x boost clock (docs/cross-device.md).
 Roofline GpuRoofline(const GpuSpec& g);
 // `cores` physical cores of one CPU family, memory bandwidth `per_core` each up to the sockets'
 // total (`sockets` x the family's per-socket figure, where known).
