@@ -15,6 +15,12 @@ std::string KindKey(const OpSignature& s) {
 std::string ClassKey(OpClass c, DType t) {
   return std::string(OpClassName(c)) + " " + std::string(DTypeName(t));
 }
+// The same layer at any batch: the kind, precision, algorithm and every dimension but `mb`.
+std::string LayerKey(const OpSignature& s) {
+  OpSignature layer = s;
+  layer.dims.erase("mb");
+  return layer.ToString();
+}
 double LogFlops(const OpSignature& s) { return std::log(s.flops().flops() + 1); }
 double LogBytes(const OpSignature& s) { return std::log(s.bytes().value() + 1); }
 
@@ -65,6 +71,7 @@ ReferenceEfficiencies::ReferenceEfficiencies(ReferenceDevice reference)
     const OpSignature& s = ref_.ops[i].signature;
     by_signature_[s.ToString()] = i;
     by_kind_[KindKey(s)].push_back(i);
+    if (s.dims.count("mb")) by_layer_[LayerKey(s)].push_back(i);
     index_.push_back({LogFlops(s), LogBytes(s), EfficiencyOf(ref_.ops[i]), i});
     per_class[ClassKey(ClassOf(s.kind), s.dtype)].push_back(index_.back().efficiency);
   }
@@ -79,6 +86,22 @@ double ReferenceEfficiencies::EfficiencyOf(const MeasuredOp& m) const {
   const Seconds bound = ref_.roofline.Bound(m.signature);
   if (work.seconds() <= 0) return 1.0;
   return std::clamp(bound / work, 1e-4, 1.0);
+}
+
+const ReferenceEfficiencies::Indexed* ReferenceEfficiencies::SameLayer(
+    const OpSignature& sig) const {
+  const int64_t mb = sig.dim("mb");
+  if (mb <= 0) return nullptr;
+  auto it = by_layer_.find(LayerKey(sig));
+  if (it == by_layer_.end()) return nullptr;
+  const Indexed* best = nullptr;
+  double best_d = 0;
+  for (size_t i : it->second) {
+    const double d = std::abs(std::log(static_cast<double>(mb) /
+                                       static_cast<double>(ref_.ops[i].signature.dim("mb"))));
+    if (!best || d < best_d) best = &index_[i], best_d = d;
+  }
+  return best_d <= std::log(kSameLayerBatchRatio) + 1e-9 ? best : nullptr;
 }
 
 const ReferenceEfficiencies::Indexed* ReferenceEfficiencies::Nearest(const OpSignature& sig) const {
@@ -98,15 +121,19 @@ const ReferenceEfficiencies::Indexed* ReferenceEfficiencies::Nearest(const OpSig
 ReferenceEfficiencies::Lent ReferenceEfficiencies::For(const OpSignature& sig,
                                                        DeviceKind kind) const {
   Lent lent{.flops = sig.flops(), .bytes = sig.bytes()};
+  const bool rnn = sig.kind == OpKind::kRnnFwd || sig.kind == OpKind::kRnnBwd;
+  const Indexed* same_layer = rnn ? nullptr : SameLayer(sig);
   if (auto it = by_signature_.find(sig.ToString()); it != by_signature_.end()) {
     lent.efficiency = index_[it->second].efficiency;
     lent.how = "measured";
+  } else if (same_layer) {
+    lent.efficiency = same_layer->efficiency;
+    lent.how = "same layer";
   } else if (const Indexed* near = Nearest(sig)) {
     lent.efficiency = near->efficiency;
     lent.how = "nearest";
     // A recurrent layer: the nearest measured layer's efficiency, times how much more (or less)
     // efficient a product of this layer's per-step shape is than one of that layer's.
-    const bool rnn = sig.kind == OpKind::kRnnFwd || sig.kind == OpKind::kRnnBwd;
     if (rnn) {
       const Indexed* here = Nearest(StepGemm(sig));
       const Indexed* there = Nearest(StepGemm(ref_.ops[near->op].signature));
@@ -133,6 +160,8 @@ ReferenceEfficiencies::Lent ReferenceEfficiencies::For(const OpSignature& sig,
     lent.source = from;
   else if (lent.how == "nearest rnn")
     lent.source = from + ", nearest op's efficiency scaled to its step's product";
+  else if (lent.how == "same layer")
+    lent.source = from + ", the same layer's efficiency at another batch";
   else
     lent.source = from + ", " + lent.how + " op's efficiency";
   return lent;

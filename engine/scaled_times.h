@@ -82,10 +82,15 @@ class ReferenceEfficiencies {
   };
   // The measured op of the same kind and precision nearest in log FLOPs and bytes, or null.
   const Indexed* Nearest(const OpSignature& sig) const;
+  // The same layer (every dimension but the batch `mb` equal) measured at the batch nearest to
+  // sig's, if within kSameLayerBatchRatio of it; else null.
+  const Indexed* SameLayer(const OpSignature& sig) const;
+  static constexpr double kSameLayerBatchRatio = 4;
   ReferenceDevice ref_;
   std::vector<Indexed> index_;
   std::map<std::string, size_t> by_signature_;
   std::map<std::string, std::vector<size_t>> by_kind_;  // "kind dtype" -> ops
+  std::map<std::string, std::vector<size_t>> by_layer_;  // signature without mb -> ops
   std::map<std::string, double> class_median_;          // "class dtype" -> efficiency
   mutable std::mutex remembered_mutex_;
   // For() per target kind (CPU, GPU), by signature.
