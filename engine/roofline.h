@@ -18,7 +18,7 @@ enum class DeviceKind { kCpu, kGpu };
 struct Roofline {
   DeviceKind kind = DeviceKind::kCpu;
   std::string name;
-  FlopsPerSecond fp32;         // vector (CUDA-core or SIMD) rate
+  FlopsPerSecond fp32;  // vector (CUDA-core or SIMD) rate
   // The rate fp32 convolutions reach where it is below `fp32` (0: fp32's). See GpuRoofline.
   FlopsPerSecond fp32_conv;
   FlopsPerSecond tf32_tensor;  // 0: none

@@ -97,8 +97,8 @@ const ReferenceEfficiencies::Indexed* ReferenceEfficiencies::SameLayer(
   const Indexed* best = nullptr;
   double best_d = 0;
   for (size_t i : it->second) {
-    const double d = std::abs(std::log(static_cast<double>(mb) /
-                                       static_cast<double>(ref_.ops[i].signature.dim("mb"))));
+    const double d = std::abs(
+        std::log(static_cast<double>(mb) / static_cast<double>(ref_.ops[i].signature.dim("mb"))));
     if (!best || d < best_d) best = &index_[i], best_d = d;
   }
   return best_d <= std::log(kSameLayerBatchRatio) + 1e-9 ? best : nullptr;

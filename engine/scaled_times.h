@@ -39,8 +39,8 @@ struct ReferenceDevice {
 };
 
 struct TargetDevice {
-  Roofline roofline;  // at the cores it uses (CPU) or the whole device (GPU)
-  double cores = 1;   // effective cores (CPU; hyperthreads count part of a core), 1 on a GPU
+  Roofline roofline;       // at the cores it uses (CPU) or the whole device (GPU)
+  double cores = 1;        // effective cores (CPU; hyperthreads count part of a core), 1 on a GPU
   std::array<Usl, 4> usl;  // per OpClass (CPU)
 };
 
@@ -89,9 +89,9 @@ class ReferenceEfficiencies {
   ReferenceDevice ref_;
   std::vector<Indexed> index_;
   std::map<std::string, size_t> by_signature_;
-  std::map<std::string, std::vector<size_t>> by_kind_;  // "kind dtype" -> ops
+  std::map<std::string, std::vector<size_t>> by_kind_;   // "kind dtype" -> ops
   std::map<std::string, std::vector<size_t>> by_layer_;  // signature without mb -> ops
-  std::map<std::string, double> class_median_;          // "class dtype" -> efficiency
+  std::map<std::string, double> class_median_;           // "class dtype" -> efficiency
   mutable std::mutex remembered_mutex_;
   // For() per target kind (CPU, GPU), by signature.
   mutable std::array<std::unordered_map<OpSignature, Lent, OpSignatureHash>, 2> remembered_;

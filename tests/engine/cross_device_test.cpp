@@ -38,9 +38,46 @@ TEST(RooflineTest, TensorRatesOnlyForGemmLikeOpsAndSupportedPrecisions) {
   EXPECT_TRUE(r.Supports(DType::kFloat16));  // at the fp32 rate
 }
 
+// A GPU whose SMs issue 128 fp32 FMAs a clock (Hopper, Ada, Ampere's GA10x): fp32 convolutions
+// peak at the 64-lane rate, 2 x 64 x SMs x clock; products and other precisions keep theirs.
+// Volta's 64 lanes and Pascal's 128 (a generation whose lanes convolutions do use) are not capped.
+TEST(RooflineTest, Fp32ConvolutionsPeakAtSixtyFourLanesOnDualFp32Generations) {
+  GpuSpec hopper{.name = "H",
+                 .architecture = "Hopper",
+                 .fp32 = FlopsPerSecond::FromTflops(67),
+                 .bf16_tensor = FlopsPerSecond::FromTflops(989),
+                 .sm_count = 132,
+                 .boost_clock_mhz = 1830};
+  const Roofline h = GpuRoofline(hopper);
+  const double lanes64 = 2 * 64 * 132 * 1830e6;  // 30.92 TFLOP/s
+  const OpSignature conv =
+      Sig("conv_fwd dt=f32 dh=1 dw=1 g=1 ic=64 ih=56 iw=56 kh=3 kw=3 mb=32 oc=64 oh=56 ow=56 "
+          "ph=1 pw=1 sh=1 sw=1");
+  EXPECT_DOUBLE_EQ(h.Peak(conv).value(), lanes64);
+  EXPECT_DOUBLE_EQ(h.Peak(Sig("ip_fwd dt=f32 bias=0 ic=768 mb=8192 oc=768")).value(), 67e12);
+  EXPECT_DOUBLE_EQ(
+      h.Peak(Sig("conv_fwd dt=bf16 dh=1 dw=1 g=1 ic=64 ih=56 iw=56 kh=3 kw=3 mb=32 oc=64 oh=56 "
+                 "ow=56 ph=1 pw=1 sh=1 sw=1"))
+          .value(),
+      989e12);
+  GpuSpec volta{.name = "V",
+                .architecture = "Volta",
+                .fp32 = FlopsPerSecond::FromTflops(15.7),
+                .sm_count = 80,
+                .boost_clock_mhz = 1530};
+  EXPECT_DOUBLE_EQ(GpuRoofline(volta).Peak(conv).value(), 15.7e12);
+  GpuSpec pascal{.name = "P",
+                 .architecture = "Pascal",
+                 .fp32 = FlopsPerSecond::FromTflops(5.5),
+                 .sm_count = 20,
+                 .boost_clock_mhz = 1063};
+  EXPECT_DOUBLE_EQ(GpuRoofline(pascal).Peak(conv).value(), 5.5e12);
+}
+
 TEST(ScaledTimesTest, SameDeviceGivesTheMeasurementAndFasterDeviceScales) {
   const OpSignature gemm = Sig("matmul dt=f32 b=1 m=1024 k=1024 n=1024");
-  const ReferenceDevice ref{"Ref GPU", "2026-01-02", Device(10, 100, 5), {{gemm, Seconds::FromMicroseconds(435)}}};
+  const ReferenceDevice ref{
+      "Ref GPU", "2026-01-02", Device(10, 100, 5), {{gemm, Seconds::FromMicroseconds(435)}}};
   auto lent = std::make_shared<const ReferenceEfficiencies>(ref);
   // Bound 214.7 us; work 430 us; efficiency 0.4994.
   TargetDevice same{ref.roofline, 1, {}};
@@ -67,7 +104,9 @@ TEST(ScaledTimesTest, RecurrentLayerScalesWithItsPerStepProduct) {
     const OpSignature s = Sig(text);
     return MeasuredOp{s, r.Bound(s) / efficiency};
   };
-  const ReferenceDevice ref{"Ref GPU", "2026-01-02", r,
+  const ReferenceDevice ref{"Ref GPU",
+                            "2026-01-02",
+                            r,
                             {at("rnn_fwd dt=f32 alg=lstm dirs=1 hc=128 ic=57 mb=128 t=40", 0.1),
                              at("ip_fwd dt=f32 bias=0 ic=185 mb=128 oc=512", 0.2),
                              at("ip_fwd dt=f32 bias=0 ic=1750 mb=100 oc=2600", 0.6)}};
@@ -77,12 +116,47 @@ TEST(ScaledTimesTest, RecurrentLayerScalesWithItsPerStepProduct) {
       there.EfficiencyFor(Sig("rnn_fwd dt=f32 alg=lstm dirs=1 hc=650 ic=1100 mb=100 t=35"));
   EXPECT_EQ(big.how, "nearest rnn");
   EXPECT_NEAR(big.efficiency, 0.1 * 0.6 / 0.2, 1e-9);
-  EXPECT_EQ(big.source, "scaled from Ref GPU (2026-01-02), nearest op's efficiency scaled to its "
-                        "step's product");
+  EXPECT_EQ(big.source,
+            "scaled from Ref GPU (2026-01-02), nearest op's efficiency scaled to its "
+            "step's product");
   // The measured layer keeps its own.
   EXPECT_NEAR(there.EfficiencyFor(Sig("rnn_fwd dt=f32 alg=lstm dirs=1 hc=128 ic=57 mb=128 t=40"))
                   .efficiency,
               0.1, 1e-9);
+}
+
+// Regression: a 7x7 global average pool at batch 8 borrowed, by FLOPs and bytes, the efficiency
+// of a 400-wide pool (fastText's, slow in cuDNN) and took 3.6 ms on a V100. The same layer
+// measured at another batch within 4x lends its efficiency first; beyond 4x the nearest op does.
+TEST(ScaledTimesTest, SameLayerAtAnotherBatchLendsFirst) {
+  const Roofline r = Device(10, 100, 0);
+  auto at = [&](const char* text, double efficiency) {
+    const OpSignature s = Sig(text);
+    return MeasuredOp{s, r.Bound(s) / efficiency};
+  };
+  const ReferenceDevice ref{
+      "Ref GPU",
+      "2026-01-02",
+      r,
+      {at("pool_bwd dt=f32 alg=avg c=2048 ih=7 iw=7 kh=7 kw=7 mb=32 oh=1 ow=1 ph=0 pw=0 sh=1 sw=1",
+          0.5),
+       at("pool_bwd dt=f32 alg=avg c=50 ih=1 iw=400 kh=1 kw=400 mb=32 oh=1 ow=1 ph=0 pw=0 sh=1 "
+          "sw=1",
+          0.01)}};
+  auto lent = std::make_shared<const ReferenceEfficiencies>(ref);
+  const ScaledTimes there(lent, TargetDevice{Device(5, 50, 0), 1, {}});
+  const ReferenceEfficiencies::Lent& eight = there.EfficiencyFor(
+      Sig("pool_bwd dt=f32 alg=avg c=2048 ih=7 iw=7 kh=7 kw=7 mb=8 oh=1 ow=1 ph=0 pw=0 sh=1 sw=1"));
+  EXPECT_EQ(eight.how, "same layer");
+  EXPECT_NEAR(eight.efficiency, 0.5, 1e-9);
+  EXPECT_EQ(eight.source,
+            "scaled from Ref GPU (2026-01-02), the same layer's efficiency at another batch");
+  // Batch 2 is 16x from 32: the nearest op in FLOPs and bytes lends instead.
+  EXPECT_EQ(there
+                .EfficiencyFor(Sig("pool_bwd dt=f32 alg=avg c=2048 ih=7 iw=7 kh=7 kw=7 mb=2 "
+                                   "oh=1 ow=1 ph=0 pw=0 sh=1 sw=1"))
+                .how,
+            "nearest");
 }
 
 TEST(UslTest, FitsAlphaAndBetaExactlyFromThreePoints) {
@@ -106,8 +180,8 @@ TEST(ParallelTest, RingAllReduceFormula) {
                             Seconds::FromMicroseconds(10))
                   .seconds(),
               0.015 + 60e-6, 1e-12);
-  EXPECT_EQ(RingAllReduce(Bytes::FromBytes(1e9), 1, BytesPerSecond::FromGBps(1), Seconds()).seconds(),
-            0);
+  EXPECT_EQ(
+      RingAllReduce(Bytes::FromBytes(1e9), 1, BytesPerSecond::FromGBps(1), Seconds()).seconds(), 0);
 }
 
 TEST(MachineTest, SmallModelOnSeveralGpusIsNoFasterThanOnOne) {
@@ -116,7 +190,9 @@ TEST(MachineTest, SmallModelOnSeveralGpusIsNoFasterThanOnOne) {
   Machine m;
   m.gpu = *FindGpu("V100");
   m.vcpus = 8;
-  LoweringOptions o{.batch = 128, .rnn = RnnLowering::kFused, .framework_reorders = false,
+  LoweringOptions o{.batch = 128,
+                    .rnn = RnnLowering::kFused,
+                    .framework_reorders = false,
                     .separate_conv_bias = true};
   const MachineSettings s{.samples = 60000};
   m.gpus = 1;
