@@ -190,6 +190,9 @@ Result<std::vector<CpuSpec>> Cpus() {
 Result<GpuSpec> FindGpu(std::string_view name) {
   Result<std::vector<GpuSpec>> all = Gpus();
   if (!all.ok()) return all.status();
+  // SkyPilot names GCE A3 Mega's GPUs apart from A3's; they are the same H100 80GB SXM (the
+  // machines differ in their network), and its catalog gives them the same 80 GiB.
+  if (name == "H100-MEGA") name = "H100";
   for (const GpuSpec& g : *all)
     if (g.short_name == name || g.name == name) return g;
   return Status::NotFound("no GPU named '" + std::string(name) + "' in data/hardware/gpus.csv");

@@ -21,6 +21,10 @@ TEST(DeviceSpecsTest, GpusOfThePublishedBenchmarks) {
   ASSERT_TRUE(k520.ok());
   EXPECT_DOUBLE_EQ(k520->memory_bandwidth.gbps(), 160);
   EXPECT_TRUE(FindGpu("P100").ok());
+  // SkyPilot's name for the GPUs of GCE A3 Mega machines: the H100 SXM of A3 machines.
+  Result<GpuSpec> mega = FindGpu("H100-MEGA");
+  ASSERT_TRUE(mega.ok());
+  EXPECT_EQ(mega->name, "H100 SXM5 80GB");
   EXPECT_EQ(FindGpu("Voodoo2").status().message(),
             "no GPU named 'Voodoo2' in data/hardware/gpus.csv");
   for (const GpuSpec& g : *gpus) EXPECT_FALSE(g.source.empty()) << g.name;
