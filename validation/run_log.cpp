@@ -8,6 +8,7 @@
 #include "engine/csv.h"
 #include "engine/device_specs.h"
 #include "engine/lowering.h"
+#include "validation/published_runs.h"
 
 namespace epochcost {
 // Generated from data/validation/*.csv (scripts/embed_files.cmake).
@@ -15,9 +16,8 @@ const std::vector<std::pair<std::string_view, std::string_view>>& ShippedRunLogs
 }  // namespace epochcost
 
 namespace epochcost::validation {
-namespace {
 
-Result<double> Positive(const std::string& text, const std::string& column) {
+Result<double> ParsePositive(const std::string& text, const std::string& column) {
   if (text.empty()) return Status::InvalidArgument(column + " is empty");
   char* end = nullptr;
   const double v = std::strtod(text.c_str(), &end);
@@ -27,25 +27,23 @@ Result<double> Positive(const std::string& text, const std::string& column) {
   return v;
 }
 
-Result<int64_t> PositiveCount(const std::string& text, const std::string& column) {
-  Result<double> v = Positive(text, column);
+Result<int64_t> ParsePositiveCount(const std::string& text, const std::string& column) {
+  Result<double> v = ParsePositive(text, column);
   if (!v.ok()) return v.status();
   if (*v != std::floor(*v) || *v > 1e15)
     return Status::InvalidArgument(column + " '" + text + "' is not a whole number");
   return static_cast<int64_t>(*v);
 }
 
-// Optional counts may be empty (not stated) or zero.
-Result<int64_t> Count(const std::string& text, const std::string& column) {
+Result<int64_t> ParseCount(const std::string& text, const std::string& column) {
   if (text.empty() || text == "0") return int64_t{0};
-  return PositiveCount(text, column);
+  return ParsePositiveCount(text, column);
 }
-
-}  // namespace
 
 Result<RunLog> ParseRunLog(std::string_view text, const std::string& origin, bool skip_bad) {
   Result<CsvTable> t = CsvTable::Parse(text, origin);
   if (!t.ok()) return t.status();
+  if (IsPublishedRunsTable(*t)) return ParsePublishedRuns(*t, origin, skip_bad);
   std::map<std::string, int> col;
   for (const char* name :
        {"model", "target", "batch", "samples", "seconds_per_epoch", "framework"}) {
@@ -90,33 +88,33 @@ Result<RunLog> ParseRunLog(std::string_view text, const std::string& origin, boo
       }
       run.framework_version = field("framework_version");
       run.source = field("source");
-      Result<int64_t> batch = PositiveCount(field("batch"), "batch");
+      Result<int64_t> batch = ParsePositiveCount(field("batch"), "batch");
       if (!batch.ok()) return batch.status();
       run.batch = *batch;
-      Result<int64_t> samples = PositiveCount(field("samples"), "samples");
+      Result<int64_t> samples = ParsePositiveCount(field("samples"), "samples");
       if (!samples.ok()) return samples.status();
       run.samples = *samples;
-      Result<int64_t> val = Count(field("val_samples"), "val_samples");
+      Result<int64_t> val = ParseCount(field("val_samples"), "val_samples");
       if (!val.ok()) return val.status();
       run.val_samples = *val;
-      Result<int64_t> threads = Count(field("threads"), "threads");
+      Result<int64_t> threads = ParseCount(field("threads"), "threads");
       if (!threads.ok()) return threads.status();
-      Result<int64_t> gpus = Count(field("gpus"), "gpus");
+      Result<int64_t> gpus = ParseCount(field("gpus"), "gpus");
       if (!gpus.ok()) return gpus.status();
       if (*threads > 4096 || *gpus > 64)
         return Status::InvalidArgument("threads or gpus out of range (at most 4096 and 64)");
       run.threads = static_cast<int>(*threads);
       run.gpus = static_cast<int>(*gpus);
-      Result<double> secs = Positive(field("seconds_per_epoch"), "seconds_per_epoch");
+      Result<double> secs = ParsePositive(field("seconds_per_epoch"), "seconds_per_epoch");
       if (!secs.ok()) return secs.status();
       run.seconds_per_epoch = *secs;
       if (!field("first_epoch_seconds").empty()) {
-        Result<double> first = Positive(field("first_epoch_seconds"), "first_epoch_seconds");
+        Result<double> first = ParsePositive(field("first_epoch_seconds"), "first_epoch_seconds");
         if (!first.ok()) return first.status();
         run.first_epoch_seconds = *first;
       }
       if (!field("usd_per_hour").empty()) {
-        Result<double> usd = Positive(field("usd_per_hour"), "usd_per_hour");
+        Result<double> usd = ParsePositive(field("usd_per_hour"), "usd_per_hour");
         if (!usd.ok()) return usd.status();
         run.usd_per_hour = *usd;
       }
@@ -171,7 +169,7 @@ Result<KerasLogTimes> ParseKerasLog(std::string_view text, const std::string& or
   }
   std::vector<double> epochs;
   for (const CsvRecord& r : t->records()) {
-    Result<double> v = Positive(r.fields[c], t->header()[c]);
+    Result<double> v = ParsePositive(r.fields[c], t->header()[c]);
     if (!v.ok()) return v.status().WithContext(origin + ":" + std::to_string(r.line));
     epochs.push_back(*v);
   }

@@ -42,7 +42,8 @@ struct RunRecord {
 };
 
 // Reads a run log. Required columns: model, target, batch, samples, seconds_per_epoch,
-// framework; the others of RunRecord are optional. A record with an empty, non-numeric or
+// framework; the others of RunRecord are optional. A file in the published-runs format
+// (validation/published_runs.h: instance_type and batch_size, no target) is read as that. A record with an empty, non-numeric or
 // non-positive number, or an unknown kind or precision, is an error naming FILE:LINE and the
 // column; with `skip_bad` it is reported in `skipped` instead and the rest are read.
 struct RunLog {
@@ -50,6 +51,12 @@ struct RunLog {
   std::vector<std::string> skipped;
 };
 Result<RunLog> ParseRunLog(std::string_view text, const std::string& origin, bool skip_bad);
+
+// Field readers the run-log formats share; errors name `column`. ParseCount takes empty or "0"
+// as 0 (not stated).
+Result<double> ParsePositive(const std::string& text, const std::string& column);
+Result<int64_t> ParsePositiveCount(const std::string& text, const std::string& column);
+Result<int64_t> ParseCount(const std::string& text, const std::string& column);
 
 // The text of a run log shipped in data/validation, by its stem ("published-runs"), and the
 // stems there are.

@@ -39,6 +39,61 @@ TEST(RunLogTest, ReadsEveryColumn) {
   EXPECT_EQ(log->runs[0].rnn, "");  // not stated: predict's default for the device
 }
 
+// The published-runs format (shared/validation/published-runs.csv) is read as it is: targets
+// from the machine descriptions, samples from the notes or the model, the build in the version.
+TEST(RunLogTest, ReadsThePublishedRunsFormat) {
+  Result<std::string> text = ReadFile(kFixtures + "published-format.csv");
+  ASSERT_TRUE(text.ok());
+  Result<RunLog> log = ParseRunLog(*text, "p.csv", false);
+  ASSERT_TRUE(log.ok()) << log.status().message();
+  ASSERT_EQ(log->runs.size(), 4u);
+  const RunRecord& k80 = log->runs[0];
+  EXPECT_EQ(k80.origin, "p.csv:2");
+  EXPECT_EQ(k80.target, "gcp:n1-standard-1+K80");
+  EXPECT_EQ(k80.kind, "on-demand");
+  EXPECT_EQ(k80.gpus, 1);
+  EXPECT_EQ(k80.samples, 60000);  // mnist_mlp's own epoch
+  EXPECT_EQ(k80.val_samples, 10000);
+  EXPECT_EQ(k80.rnn, "unrolled");
+  EXPECT_DOUBLE_EQ(k80.seconds_per_epoch, 3.187);
+  ASSERT_TRUE(k80.first_epoch_seconds.has_value());
+  EXPECT_DOUBLE_EQ(*k80.first_epoch_seconds, 3.858);
+  EXPECT_DOUBLE_EQ(*k80.usd_per_hour, 0.745);
+  EXPECT_EQ(k80.source, "woolf2017_cpu_or_gpu minimaxir/deep-learning-cpu-gpu-benchmark:logs/gpu/"
+                        "mnist_mlp_tensorflow.csv@08adcf499e");
+  const RunRecord& cpu = log->runs[1];
+  EXPECT_EQ(cpu.target, "gcp:n1-highcpu-8");
+  EXPECT_EQ(cpu.kind, "preemptible");
+  EXPECT_EQ(cpu.gpus, 0);
+  EXPECT_EQ(cpu.samples, 49984);
+  EXPECT_EQ(cpu.framework_version, "1.2.1 compiled");
+  const RunRecord& lstm = log->runs[2];
+  EXPECT_EQ(lstm.model, "lstm_char_cnn");
+  EXPECT_EQ(lstm.target, "aws:p2.xlarge");
+  EXPECT_EQ(lstm.samples, 265 * 100);  // batches/epoch=265 in the notes, at batch 100
+  EXPECT_EQ(lstm.val_samples, 0);
+  EXPECT_EQ(lstm.framework_version, "0.10/0.12");
+  const RunRecord& p100 = log->runs[3];
+  EXPECT_EQ(p100.target, "gcp:n1-standard-8+P100x2");
+  EXPECT_EQ(p100.gpus, 2);
+  EXPECT_EQ(p100.rnn, "fused");  // CuDNNLSTM in the notes
+  EXPECT_FALSE(p100.usd_per_hour.has_value());
+
+  Result<std::string> bad = ReadFile(kFixtures + "published-format-bad.csv");
+  ASSERT_TRUE(bad.ok());
+  Result<RunLog> strict = ParseRunLog(*bad, "b.csv", false);
+  ASSERT_FALSE(strict.ok());
+  EXPECT_EQ(strict.status().message().rfind("b.csv:2: instance_type 'IBM bx2-4x16 (on-demand)' "
+                                            "names no machine",
+                                            0),
+            0u);
+  Result<RunLog> lenient = ParseRunLog(*bad, "b.csv", true);
+  ASSERT_TRUE(lenient.ok());
+  EXPECT_EQ(lenient->runs.size(), 1u);
+  ASSERT_EQ(lenient->skipped.size(), 2u);
+  EXPECT_EQ(lenient->skipped[1], "b.csv:3: batch_size 'many' is not a number");
+}
+
 TEST(RunLogTest, BadRecordsNameFileLineAndColumn) {
   Result<std::string> text = ReadFile(kFixtures + "runs-bad.csv");
   ASSERT_TRUE(text.ok());
