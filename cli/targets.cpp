@@ -128,6 +128,43 @@ Result<Machine> MachineOf(const catalog::InstanceType& t) {
   return m;
 }
 
+namespace {
+
+// GCE attaches GPUs to an N1 machine: gcp:HOST+GPU or gcp:HOST+GPUxN is HOST's machine with
+// N of GPU, for the combinations the catalog has no price of (a run log names the machine it
+// ran on; the run's own price, if any, is in the log).
+Result<Machine> AttachedGpus(const std::string& target, const catalog::CatalogStore& catalog) {
+  const std::string rest = target.substr(4);
+  const size_t plus = rest.find('+');
+  std::string gpu = rest.substr(plus + 1);
+  int count = 1;
+  if (const size_t x = gpu.rfind('x');
+      x != std::string::npos && x + 1 < gpu.size() &&
+      gpu.find_first_not_of("0123456789", x + 1) == std::string::npos) {
+    count = std::stoi(gpu.substr(x + 1));
+    gpu = gpu.substr(0, x);
+  }
+  catalog::OfferFilter f;
+  f.cloud = "gcp";
+  f.instance = rest.substr(0, plus);
+  Result<std::vector<catalog::Offer>> hosts = catalog.Offers(f);
+  if (!hosts.ok()) return hosts.status();
+  if (hosts->empty() || count < 1 || count > 16)
+    return Status::NotFound("--on " + target + ": no instance '" + rest +
+                            "' of provider 'gcp' in the catalog, nor a machine '" + f.instance +
+                            "' to attach " + gpu + " GPUs to (see `epochcost catalog list`)");
+  Result<GpuSpec> g = FindGpu(gpu);
+  if (!g.ok()) return g.status().WithContext("--on " + target);
+  Result<Machine> m = MachineOf(hosts->front().instance);
+  if (!m.ok()) return m.status();
+  m->name = target;
+  m->gpu = *g;
+  m->gpus = count;
+  return m;
+}
+
+}  // namespace
+
 Result<Machine> ResolveTarget(const std::string& target, const catalog::CatalogStore& catalog,
                               int gpus) {
   const size_t colon = target.find(':');
@@ -168,6 +205,8 @@ Result<Machine> ResolveTarget(const std::string& target, const catalog::CatalogS
   f.instance = rest;
   Result<std::vector<catalog::Offer>> offers = catalog.Offers(f);
   if (!offers.ok()) return offers.status();
+  if (offers->empty() && head == "gcp" && rest.find('+') != std::string::npos)
+    return AttachedGpus(target, catalog);
   if (offers->empty())
     return Status::NotFound("--on " + target + ": no instance '" + rest + "' of provider '" + head +
                             "' in the catalog (see `epochcost catalog list`)");
