@@ -47,98 +47,74 @@ bool IsPublishedRunsTable(const CsvTable& t) {
 }
 
 Result<RunLog> ParsePublishedRuns(const CsvTable& t, const std::string& origin, bool skip_bad) {
-  std::map<std::string, int> col;
-  for (const char* name :
-       {"model", "framework", "instance_type", "batch_size", "seconds_per_epoch"}) {
-    Result<int> c = t.Column(name);
-    if (!c.ok()) return c.status();
-    col[name] = *c;
-  }
-  for (const char* name : {"source", "framework_version", "gpu_count", "compiled",
-                           "first_epoch_seconds", "price_per_hour_usd", "notes"})
-    col[name] = t.HasColumn(name) ? *t.Column(name) : -1;
-
-  RunLog log;
-  for (const CsvRecord& r : t.records()) {
-    auto field = [&](const char* name) -> std::string {
-      const int c = col[name];
-      return c < 0 ? std::string() : r.fields[c];
-    };
-    RunRecord run;
-    run.origin = origin + ":" + std::to_string(r.line);
-    Status s = [&]() -> Status {
-      run.model = ZooName(field("model"));
-      run.framework = field("framework");
-      if (run.model.empty()) return Status::InvalidArgument("model is empty");
-      if (run.framework.empty()) return Status::InvalidArgument("framework is empty");
-      run.label = field("instance_type");
-      Result<int64_t> gpus = ParseCount(field("gpu_count"), "gpu_count");
-      if (!gpus.ok()) return gpus.status();
-      if (*gpus > 64) return Status::InvalidArgument("gpu_count out of range (at most 64)");
-      run.gpus = static_cast<int>(*gpus);
-      Result<std::string> target = Target(run.label, *gpus);
-      if (!target.ok()) return target.status();
-      run.target = *target;
-      run.kind = Kind(run.label);
-      Result<int64_t> batch = ParsePositiveCount(field("batch_size"), "batch_size");
-      if (!batch.ok()) return batch.status();
-      run.batch = *batch;
-      // The notes' batches per epoch where a script states it (tf-lstm-char-cnn), else the
-      // epoch of the benchmark script's data set, which the zoo model carries.
-      static const std::regex kBatches(R"(batches/epoch=(\d+))");
-      const std::string notes = field("notes");
-      std::smatch m;
-      if (std::regex_search(notes, m, kBatches)) {
-        run.samples = std::stoll(m[1].str()) * run.batch;
-      } else {
-        Result<Model> model = LoadModel(run.model);
-        if (!model.ok()) return model.status().WithContext("model");
-        run.samples = model->info().training.samples;
-        run.val_samples = model->info().training.val_samples;
-        if (run.samples <= 0)
-          return Status::InvalidArgument("model '" + run.model +
-                                         "' has no samples per epoch of its own; give the run as "
-                                         "a run log with a samples column (docs/run-logs.md)");
-      }
-      // The collected 2016-2017 runs all ran recurrent layers as per-step ops (Keras' LSTM
-      // loop, TensorFlow's unrolled cells); Keras' CuDNNLSTM/CuDNNGRU run one cuDNN kernel.
-      run.rnn = notes.find("CuDNN") != std::string::npos ? "fused" : "unrolled";
-      std::string version = field("framework_version");
-      for (const auto& [from, to] :
-           {std::pair<std::string, std::string>{" (see notes)", ""}, {" or ", "/"}})
-        for (size_t at; (at = version.find(from)) != std::string::npos;)
-          version.replace(at, from.size(), to);
-      if (field("compiled") == "yes") version += " compiled";
-      run.framework_version = version;
-      static const std::regex kFile(R"(file=(\S+))");
-      run.source = field("source");
-      if (std::regex_search(notes, m, kFile)) run.source += " " + m[1].str();
-      Result<double> secs = ParsePositive(field("seconds_per_epoch"), "seconds_per_epoch");
-      if (!secs.ok()) return secs.status();
-      run.seconds_per_epoch = *secs;
-      if (!field("first_epoch_seconds").empty()) {
-        Result<double> first = ParsePositive(field("first_epoch_seconds"), "first_epoch_seconds");
-        if (!first.ok()) return first.status();
-        run.first_epoch_seconds = *first;
-      }
-      if (!field("price_per_hour_usd").empty()) {
-        Result<double> usd = ParsePositive(field("price_per_hour_usd"), "price_per_hour_usd");
-        if (!usd.ok()) return usd.status();
-        run.usd_per_hour = *usd;
-      }
-      return Status::Ok();
-    }();
-    if (s.ok()) {
-      log.runs.push_back(std::move(run));
-      continue;
+  Result<RunColumns> col =
+      RunColumns::Of(t, {"model", "framework", "instance_type", "batch_size", "seconds_per_epoch"},
+                     {"source", "framework_version", "gpu_count", "compiled", "first_epoch_seconds",
+                      "price_per_hour_usd", "notes"});
+  if (!col.ok()) return col.status();
+  return ReadRuns(t, origin, skip_bad, [&](const CsvRecord& r, RunRecord& run) -> Status {
+    auto field = [&](const char* name) { return (*col)(r, name); };
+    run.model = ZooName(field("model"));
+    run.framework = field("framework");
+    if (run.model.empty()) return Status::InvalidArgument("model is empty");
+    if (run.framework.empty()) return Status::InvalidArgument("framework is empty");
+    run.label = field("instance_type");
+    Result<int64_t> gpus = ParseCount(field("gpu_count"), "gpu_count");
+    if (!gpus.ok()) return gpus.status();
+    if (*gpus > 64) return Status::InvalidArgument("gpu_count out of range (at most 64)");
+    run.gpus = static_cast<int>(*gpus);
+    Result<std::string> target = Target(run.label, *gpus);
+    if (!target.ok()) return target.status();
+    run.target = *target;
+    run.kind = Kind(run.label);
+    Result<int64_t> batch = ParsePositiveCount(field("batch_size"), "batch_size");
+    if (!batch.ok()) return batch.status();
+    run.batch = *batch;
+    // The notes' batches per epoch where a script states it (tf-lstm-char-cnn), else the
+    // epoch of the benchmark script's data set, which the zoo model carries.
+    static const std::regex kBatches(R"(batches/epoch=(\d+))");
+    const std::string notes = field("notes");
+    std::smatch m;
+    if (std::regex_search(notes, m, kBatches)) {
+      run.samples = std::stoll(m[1].str()) * run.batch;
+    } else {
+      Result<Model> model = LoadModel(run.model);
+      if (!model.ok()) return model.status().WithContext("model");
+      run.samples = model->info().training.samples;
+      run.val_samples = model->info().training.val_samples;
+      if (run.samples <= 0)
+        return Status::InvalidArgument("model '" + run.model +
+                                       "' has no samples per epoch of its own; give the run as "
+                                       "a run log with a samples column (docs/run-logs.md)");
     }
-    Status located = s.WithContext(run.origin);
-    if (!skip_bad) return located;
-    log.skipped.push_back(located.message());
-  }
-  if (log.runs.empty() && log.skipped.empty())
-    return Status::InvalidArgument(origin + ": no runs (a header and no records)");
-  return log;
+    // The collected 2016-2017 runs all ran recurrent layers as per-step ops (Keras' LSTM
+    // loop, TensorFlow's unrolled cells); Keras' CuDNNLSTM/CuDNNGRU run one cuDNN kernel.
+    run.rnn = notes.find("CuDNN") != std::string::npos ? "fused" : "unrolled";
+    std::string version = field("framework_version");
+    for (const auto& [from, to] :
+         {std::pair<std::string, std::string>{" (see notes)", ""}, {" or ", "/"}})
+      for (size_t at; (at = version.find(from)) != std::string::npos;)
+        version.replace(at, from.size(), to);
+    if (field("compiled") == "yes") version += " compiled";
+    run.framework_version = version;
+    static const std::regex kFile(R"(file=(\S+))");
+    run.source = field("source");
+    if (std::regex_search(notes, m, kFile)) run.source += " " + m[1].str();
+    Result<double> secs = ParsePositive(field("seconds_per_epoch"), "seconds_per_epoch");
+    if (!secs.ok()) return secs.status();
+    run.seconds_per_epoch = *secs;
+    if (!field("first_epoch_seconds").empty()) {
+      Result<double> first = ParsePositive(field("first_epoch_seconds"), "first_epoch_seconds");
+      if (!first.ok()) return first.status();
+      run.first_epoch_seconds = *first;
+    }
+    if (!field("price_per_hour_usd").empty()) {
+      Result<double> usd = ParsePositive(field("price_per_hour_usd"), "price_per_hour_usd");
+      if (!usd.ok()) return usd.status();
+      run.usd_per_hour = *usd;
+    }
+    return Status::Ok();
+  });
 }
 
 }  // namespace epochcost::validation

@@ -40,86 +40,30 @@ Result<int64_t> ParseCount(const std::string& text, const std::string& column) {
   return ParsePositiveCount(text, column);
 }
 
-Result<RunLog> ParseRunLog(std::string_view text, const std::string& origin, bool skip_bad) {
-  Result<CsvTable> t = CsvTable::Parse(text, origin);
-  if (!t.ok()) return t.status();
-  if (IsPublishedRunsTable(*t)) return ParsePublishedRuns(*t, origin, skip_bad);
-  std::map<std::string, int> col;
-  for (const char* name :
-       {"model", "target", "batch", "samples", "seconds_per_epoch", "framework"}) {
-    Result<int> c = t->Column(name);
+Result<RunColumns> RunColumns::Of(const CsvTable& t, std::initializer_list<const char*> required,
+                                  std::initializer_list<const char*> optional) {
+  RunColumns out;
+  for (const char* name : required) {
+    Result<int> c = t.Column(name);
     if (!c.ok()) return c.status();
-    col[name] = *c;
+    out.index_[name] = *c;
   }
-  for (const char* name : {"kind", "label", "precision", "optimizer", "rnn", "isa", "threads",
-                           "gpus", "val_samples", "first_epoch_seconds", "usd_per_hour",
-                           "framework_version", "source"})
-    col[name] = t->HasColumn(name) ? *t->Column(name) : -1;
+  for (const char* name : optional) out.index_[name] = t.HasColumn(name) ? *t.Column(name) : -1;
+  return out;
+}
 
+std::string RunColumns::operator()(const CsvRecord& r, const std::string& name) const {
+  const int c = index_.at(name);
+  return c < 0 ? std::string() : r.fields[c];
+}
+
+Result<RunLog> ReadRuns(const CsvTable& t, const std::string& origin, bool skip_bad,
+                        const std::function<Status(const CsvRecord&, RunRecord&)>& read) {
   RunLog log;
-  for (const CsvRecord& r : t->records()) {
-    auto field = [&](const char* name) -> std::string {
-      const int c = col[name];
-      return c < 0 ? std::string() : r.fields[c];
-    };
+  for (const CsvRecord& r : t.records()) {
     RunRecord run;
     run.origin = origin + ":" + std::to_string(r.line);
-    Status s = [&]() -> Status {
-      run.model = field("model");
-      run.target = field("target");
-      run.framework = field("framework");
-      if (run.model.empty()) return Status::InvalidArgument("model is empty");
-      if (run.target.empty()) return Status::InvalidArgument("target is empty");
-      if (run.framework.empty()) return Status::InvalidArgument("framework is empty");
-      if (!field("kind").empty()) run.kind = field("kind");
-      if (run.kind != "on-demand" && run.kind != "preemptible" && run.kind != "spot")
-        return Status::InvalidArgument("kind '" + run.kind +
-                                       "' is not on-demand, preemptible or spot");
-      if (!field("precision").empty()) run.precision = field("precision");
-      run.label = field("label");
-      run.optimizer = field("optimizer");
-      run.rnn = field("rnn");
-      if (!run.rnn.empty() && !ParseRnnLowering(run.rnn).ok())
-        return Status::InvalidArgument("rnn '" + run.rnn + "' is not unrolled or fused");
-      run.isa = field("isa");
-      if (!run.isa.empty()) {
-        Result<VectorIsa> isa = ParseVectorIsa(run.isa);
-        if (!isa.ok()) return isa.status().WithContext("isa");
-      }
-      run.framework_version = field("framework_version");
-      run.source = field("source");
-      Result<int64_t> batch = ParsePositiveCount(field("batch"), "batch");
-      if (!batch.ok()) return batch.status();
-      run.batch = *batch;
-      Result<int64_t> samples = ParsePositiveCount(field("samples"), "samples");
-      if (!samples.ok()) return samples.status();
-      run.samples = *samples;
-      Result<int64_t> val = ParseCount(field("val_samples"), "val_samples");
-      if (!val.ok()) return val.status();
-      run.val_samples = *val;
-      Result<int64_t> threads = ParseCount(field("threads"), "threads");
-      if (!threads.ok()) return threads.status();
-      Result<int64_t> gpus = ParseCount(field("gpus"), "gpus");
-      if (!gpus.ok()) return gpus.status();
-      if (*threads > 4096 || *gpus > 64)
-        return Status::InvalidArgument("threads or gpus out of range (at most 4096 and 64)");
-      run.threads = static_cast<int>(*threads);
-      run.gpus = static_cast<int>(*gpus);
-      Result<double> secs = ParsePositive(field("seconds_per_epoch"), "seconds_per_epoch");
-      if (!secs.ok()) return secs.status();
-      run.seconds_per_epoch = *secs;
-      if (!field("first_epoch_seconds").empty()) {
-        Result<double> first = ParsePositive(field("first_epoch_seconds"), "first_epoch_seconds");
-        if (!first.ok()) return first.status();
-        run.first_epoch_seconds = *first;
-      }
-      if (!field("usd_per_hour").empty()) {
-        Result<double> usd = ParsePositive(field("usd_per_hour"), "usd_per_hour");
-        if (!usd.ok()) return usd.status();
-        run.usd_per_hour = *usd;
-      }
-      return Status::Ok();
-    }();
+    const Status s = read(r, run);
     if (s.ok()) {
       log.runs.push_back(std::move(run));
       continue;
@@ -131,6 +75,75 @@ Result<RunLog> ParseRunLog(std::string_view text, const std::string& origin, boo
   if (log.runs.empty() && log.skipped.empty())
     return Status::InvalidArgument(origin + ": no runs (a header and no records)");
   return log;
+}
+
+Result<RunLog> ParseRunLog(std::string_view text, const std::string& origin, bool skip_bad) {
+  Result<CsvTable> t = CsvTable::Parse(text, origin);
+  if (!t.ok()) return t.status();
+  if (IsPublishedRunsTable(*t)) return ParsePublishedRuns(*t, origin, skip_bad);
+  Result<RunColumns> col =
+      RunColumns::Of(*t, {"model", "target", "batch", "samples", "seconds_per_epoch", "framework"},
+                     {"kind", "label", "precision", "optimizer", "rnn", "isa", "threads", "gpus",
+                      "val_samples", "first_epoch_seconds", "usd_per_hour", "framework_version",
+                      "source"});
+  if (!col.ok()) return col.status();
+  return ReadRuns(*t, origin, skip_bad, [&](const CsvRecord& r, RunRecord& run) -> Status {
+    auto field = [&](const char* name) { return (*col)(r, name); };
+    run.model = field("model");
+    run.target = field("target");
+    run.framework = field("framework");
+    if (run.model.empty()) return Status::InvalidArgument("model is empty");
+    if (run.target.empty()) return Status::InvalidArgument("target is empty");
+    if (run.framework.empty()) return Status::InvalidArgument("framework is empty");
+    if (!field("kind").empty()) run.kind = field("kind");
+    if (run.kind != "on-demand" && run.kind != "preemptible" && run.kind != "spot")
+      return Status::InvalidArgument("kind '" + run.kind +
+                                     "' is not on-demand, preemptible or spot");
+    if (!field("precision").empty()) run.precision = field("precision");
+    run.label = field("label");
+    run.optimizer = field("optimizer");
+    run.rnn = field("rnn");
+    if (!run.rnn.empty() && !ParseRnnLowering(run.rnn).ok())
+      return Status::InvalidArgument("rnn '" + run.rnn + "' is not unrolled or fused");
+    run.isa = field("isa");
+    if (!run.isa.empty()) {
+      Result<VectorIsa> isa = ParseVectorIsa(run.isa);
+      if (!isa.ok()) return isa.status().WithContext("isa");
+    }
+    run.framework_version = field("framework_version");
+    run.source = field("source");
+    Result<int64_t> batch = ParsePositiveCount(field("batch"), "batch");
+    if (!batch.ok()) return batch.status();
+    run.batch = *batch;
+    Result<int64_t> samples = ParsePositiveCount(field("samples"), "samples");
+    if (!samples.ok()) return samples.status();
+    run.samples = *samples;
+    Result<int64_t> val = ParseCount(field("val_samples"), "val_samples");
+    if (!val.ok()) return val.status();
+    run.val_samples = *val;
+    Result<int64_t> threads = ParseCount(field("threads"), "threads");
+    if (!threads.ok()) return threads.status();
+    Result<int64_t> gpus = ParseCount(field("gpus"), "gpus");
+    if (!gpus.ok()) return gpus.status();
+    if (*threads > 4096 || *gpus > 64)
+      return Status::InvalidArgument("threads or gpus out of range (at most 4096 and 64)");
+    run.threads = static_cast<int>(*threads);
+    run.gpus = static_cast<int>(*gpus);
+    Result<double> secs = ParsePositive(field("seconds_per_epoch"), "seconds_per_epoch");
+    if (!secs.ok()) return secs.status();
+    run.seconds_per_epoch = *secs;
+    if (!field("first_epoch_seconds").empty()) {
+      Result<double> first = ParsePositive(field("first_epoch_seconds"), "first_epoch_seconds");
+      if (!first.ok()) return first.status();
+      run.first_epoch_seconds = *first;
+    }
+    if (!field("usd_per_hour").empty()) {
+      Result<double> usd = ParsePositive(field("usd_per_hour"), "usd_per_hour");
+      if (!usd.ok()) return usd.status();
+      run.usd_per_hour = *usd;
+    }
+    return Status::Ok();
+  });
 }
 
 Result<std::string_view> ShippedRunLog(const std::string& stem) {

@@ -5,11 +5,15 @@
 #ifndef EPOCHCOST_VALIDATION_RUN_LOG_H_
 #define EPOCHCOST_VALIDATION_RUN_LOG_H_
 
+#include <functional>
+#include <initializer_list>
+#include <map>
 #include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
 
+#include "engine/csv.h"
 #include "engine/status.h"
 
 namespace epochcost::validation {
@@ -52,8 +56,22 @@ struct RunLog {
 };
 Result<RunLog> ParseRunLog(std::string_view text, const std::string& origin, bool skip_bad);
 
-// Field readers the run-log formats share; errors name `column`. ParseCount takes empty or "0"
-// as 0 (not stated).
+// What the run-log formats share. RunColumns: the columns a format reads, the required ones
+// checked against the header (an error names the missing one), the optional ones read as empty
+// where absent. ReadRuns: each record read into a run by `read` (every field but origin); a record
+// it refuses is an error naming FILE:LINE, or with `skip_bad` a line of `skipped`. The field
+// readers' errors name `column`; ParseCount takes empty or "0" as 0 (not stated).
+class RunColumns {
+ public:
+  static Result<RunColumns> Of(const CsvTable& t, std::initializer_list<const char*> required,
+                               std::initializer_list<const char*> optional);
+  std::string operator()(const CsvRecord& r, const std::string& name) const;
+
+ private:
+  std::map<std::string, int> index_;  // -1: an optional column the file lacks
+};
+Result<RunLog> ReadRuns(const CsvTable& t, const std::string& origin, bool skip_bad,
+                        const std::function<Status(const CsvRecord&, RunRecord&)>& read);
 Result<double> ParsePositive(const std::string& text, const std::string& column);
 Result<int64_t> ParsePositiveCount(const std::string& text, const std::string& column);
 Result<int64_t> ParseCount(const std::string& text, const std::string& column);
