@@ -33,11 +33,11 @@ std::string Usd(const std::optional<double>& v) { return v ? Number("%.4f", *v) 
 
 std::string SummaryTable(const std::vector<validation::GroupSummary>& groups,
                          const std::string& title) {
-  std::vector<std::vector<std::string>> rows = {{title, "Runs", "MAPE", "Worst"}};
+  std::vector<std::vector<std::string>> rows = {{title, "Runs", "MAPE", "Worst", "Within 10%"}};
   for (const auto& g : groups)
-    rows.push_back(
-        {g.name, std::to_string(g.runs), Number("%.1f%%", g.mape), Number("%+.1f%%", g.worst)});
-  return RenderTable(rows, {false, true, true, true});
+    rows.push_back({g.name, std::to_string(g.runs), Number("%.1f%%", g.mape),
+                    Number("%+.1f%%", g.worst), std::to_string(g.within_10)});
+  return RenderTable(rows, {false, true, true, true, true});
 }
 
 // The calibrations the runs were predicted with, each once, in the order the runs name them.
@@ -71,7 +71,7 @@ std::string ReportText(const ValidationReport& r, const std::string& calibration
   s << "Validated " << r.results.size() << (r.results.size() == 1 ? " run (" : " runs (")
     << (calibrations.empty() ? "uncalibrated" : "calibrated where a calibration is stored")
     << "): MAPE " << Number("%.1f%%", r.all.mape) << ", worst " << Number("%+.1f%%", r.all.worst)
-    << "\n"
+    << ", " << r.all.within_10 << " within 10%\n"
     << calibrations << "\n";
   std::vector<std::vector<std::string>> rows = {{"Model", "Machine", "Framework", "Batch",
                                                  "Precision", "Predicted s", "Measured s", "Error",
@@ -110,7 +110,11 @@ nlohmann::ordered_json ReportJson(const ValidationReport& r) {
   auto groups = [](const std::vector<validation::GroupSummary>& gs) {
     Json a = Json::array();
     for (const auto& g : gs)
-      a.push_back({{"name", g.name}, {"runs", g.runs}, {"mape", g.mape}, {"worst", g.worst}});
+      a.push_back({{"name", g.name},
+                   {"runs", g.runs},
+                   {"mape", g.mape},
+                   {"worst", g.worst},
+                   {"within_10_percent", g.within_10}});
     return a;
   };
   Json j;
@@ -133,7 +137,10 @@ nlohmann::ordered_json ReportJson(const ValidationReport& r) {
     e["measured_usd_per_epoch"] = x.measured_usd ? Json(*x.measured_usd) : Json(nullptr);
     j["runs"].push_back(e);
   }
-  j["summary"] = {{"runs", r.all.runs}, {"mape", r.all.mape}, {"worst", r.all.worst}};
+  j["summary"] = {{"runs", r.all.runs},
+                  {"mape", r.all.mape},
+                  {"worst", r.all.worst},
+                  {"within_10_percent", r.all.within_10}};
   j["by_path"] = groups(r.by_path);
   j["by_family"] = groups(r.by_family);
   j["by_device_kind"] = groups(r.by_kind);

@@ -16,6 +16,7 @@ GroupSummary Summary(const std::string& name, const std::vector<const RunResult*
     predicted.push_back(r->predicted_seconds);
     measured.push_back(r->measured_seconds);
     if (std::abs(r->error_percent) > std::abs(g.worst)) g.worst = r->error_percent;
+    if (std::abs(r->error_percent) <= 10) ++g.within_10;
   }
   g.mape = Mape(predicted, measured);
   return g;

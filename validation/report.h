@@ -32,6 +32,7 @@ struct GroupSummary {
   std::string name;
   int runs = 0;
   double mape = 0, worst = 0;  // percent; worst is the signed error of largest magnitude
+  int within_10 = 0;           // runs whose |error| is at most 10%
 };
 
 struct Ranking {
