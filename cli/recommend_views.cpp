@@ -81,8 +81,10 @@ std::string DroppedSummary(const std::vector<pricing::DroppedOffer>& dropped) {
     out += "  " + std::to_string(machines.size()) + " x " + why + " (" + machines.front() +
            (machines.size() > 1 ? ", ..." : "") + ")\n";
   }
-  if (causes.size() > kShown)
-    out += "  and " + std::to_string(causes.size() - kShown) + " more reasons\n";
+  if (causes.size() > kShown) {
+    const size_t more = causes.size() - kShown;
+    out += "  and " + std::to_string(more) + (more == 1 ? " more reason\n" : " more reasons\n");
+  }
   return out;
 }
 
