@@ -100,19 +100,7 @@ Result<RunLog> ParsePublishedRuns(const CsvTable& t, const std::string& origin, 
     static const std::regex kFile(R"(file=(\S+))");
     run.source = field("source");
     if (std::regex_search(notes, m, kFile)) run.source += " " + m[1].str();
-    Result<double> secs = ParsePositive(field("seconds_per_epoch"), "seconds_per_epoch");
-    if (!secs.ok()) return secs.status();
-    run.seconds_per_epoch = *secs;
-    if (!field("first_epoch_seconds").empty()) {
-      Result<double> first = ParsePositive(field("first_epoch_seconds"), "first_epoch_seconds");
-      if (!first.ok()) return first.status();
-      run.first_epoch_seconds = *first;
-    }
-    if (!field("price_per_hour_usd").empty()) {
-      Result<double> usd = ParsePositive(field("price_per_hour_usd"), "price_per_hour_usd");
-      if (!usd.ok()) return usd.status();
-      run.usd_per_hour = *usd;
-    }
+    if (Status st = ParseTimesAndPrice(field, "price_per_hour_usd", run); !st.ok()) return st;
     return Status::Ok();
   });
 }

@@ -27,6 +27,24 @@ Result<double> ParsePositive(const std::string& text, const std::string& column)
   return v;
 }
 
+Status ParseTimesAndPrice(const std::function<std::string(const char*)>& field,
+                          const char* usd_column, RunRecord& run) {
+  Result<double> secs = ParsePositive(field("seconds_per_epoch"), "seconds_per_epoch");
+  if (!secs.ok()) return secs.status();
+  run.seconds_per_epoch = *secs;
+  if (!field("first_epoch_seconds").empty()) {
+    Result<double> first = ParsePositive(field("first_epoch_seconds"), "first_epoch_seconds");
+    if (!first.ok()) return first.status();
+    run.first_epoch_seconds = *first;
+  }
+  if (!field(usd_column).empty()) {
+    Result<double> usd = ParsePositive(field(usd_column), usd_column);
+    if (!usd.ok()) return usd.status();
+    run.usd_per_hour = *usd;
+  }
+  return Status::Ok();
+}
+
 Result<int64_t> ParsePositiveCount(const std::string& text, const std::string& column) {
   Result<double> v = ParsePositive(text, column);
   if (!v.ok()) return v.status();
@@ -129,19 +147,7 @@ Result<RunLog> ParseRunLog(std::string_view text, const std::string& origin, boo
       return Status::InvalidArgument("threads or gpus out of range (at most 4096 and 64)");
     run.threads = static_cast<int>(*threads);
     run.gpus = static_cast<int>(*gpus);
-    Result<double> secs = ParsePositive(field("seconds_per_epoch"), "seconds_per_epoch");
-    if (!secs.ok()) return secs.status();
-    run.seconds_per_epoch = *secs;
-    if (!field("first_epoch_seconds").empty()) {
-      Result<double> first = ParsePositive(field("first_epoch_seconds"), "first_epoch_seconds");
-      if (!first.ok()) return first.status();
-      run.first_epoch_seconds = *first;
-    }
-    if (!field("usd_per_hour").empty()) {
-      Result<double> usd = ParsePositive(field("usd_per_hour"), "usd_per_hour");
-      if (!usd.ok()) return usd.status();
-      run.usd_per_hour = *usd;
-    }
+    if (Status st = ParseTimesAndPrice(field, "usd_per_hour", run); !st.ok()) return st;
     return Status::Ok();
   });
 }

@@ -73,6 +73,11 @@ class RunColumns {
 Result<RunLog> ReadRuns(const CsvTable& t, const std::string& origin, bool skip_bad,
                         const std::function<Status(const CsvRecord&, RunRecord&)>& read);
 Result<double> ParsePositive(const std::string& text, const std::string& column);
+// A run's measured times and the price it paid, from its record's columns: seconds_per_epoch
+// (required), first_epoch_seconds and the price column `usd_column` (optional; positive when
+// given). `field` returns a column's text, empty where the file lacks it.
+Status ParseTimesAndPrice(const std::function<std::string(const char*)>& field,
+                          const char* usd_column, RunRecord& run);
 Result<int64_t> ParsePositiveCount(const std::string& text, const std::string& column);
 Result<int64_t> ParseCount(const std::string& text, const std::string& column);
 
