@@ -3,7 +3,6 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
-#include <optional>
 
 namespace epochcost {
 namespace {
@@ -40,18 +39,6 @@ OpSignature StepGemm(const OpSignature& rnn) {
             {"mb", rnn.dim("mb") * rnn.dim("dirs", 1)},
             {"oc", gates * rnn.dim("hc")}};
   return g;
-}
-
-// `sig` in the precision that runs on the same units at the same rate with elements of the same
-// size, if any: fp16 and bf16 on tensor cores.
-std::optional<OpSignature> AsTwinPrecision(OpSignature sig) {
-  if (sig.dtype == DType::kFloat16)
-    sig.dtype = DType::kBFloat16;
-  else if (sig.dtype == DType::kBFloat16)
-    sig.dtype = DType::kFloat16;
-  else
-    return std::nullopt;
-  return sig;
 }
 
 }  // namespace
@@ -131,11 +118,9 @@ const ReferenceEfficiencies::Indexed* ReferenceEfficiencies::Nearest(const OpSig
   return best;
 }
 
-ReferenceEfficiencies::Lent ReferenceEfficiencies::For(const OpSignature& sig, DeviceKind kind,
-                                                       bool same_model) const {
+ReferenceEfficiencies::Lent ReferenceEfficiencies::For(const OpSignature& sig,
+                                                       DeviceKind kind) const {
   Lent lent{.flops = sig.flops(), .bytes = sig.bytes()};
-  const std::optional<OpSignature> twin =
-      same_model && kind == DeviceKind::kGpu ? AsTwinPrecision(sig) : std::nullopt;
   const bool rnn = sig.kind == OpKind::kRnnFwd || sig.kind == OpKind::kRnnBwd;
   const Indexed* same_layer = rnn ? nullptr : SameLayer(sig);
   if (auto it = by_signature_.find(sig.ToString()); it != by_signature_.end()) {
@@ -158,10 +143,6 @@ ReferenceEfficiencies::Lent ReferenceEfficiencies::For(const OpSignature& sig, D
         lent.how = "nearest rnn";
       }
     }
-  } else if (twin && by_kind_.count(KindKey(*twin))) {
-    const Lent borrowed = For(*twin, kind);
-    lent.efficiency = borrowed.efficiency;
-    lent.how = borrowed.how + " " + std::string(DTypeName(twin->dtype));
   } else if (auto cit = class_median_.find(ClassKey(ClassOf(sig.kind), sig.dtype));
              cit != class_median_.end()) {
     lent.efficiency = cit->second;
@@ -177,12 +158,6 @@ ReferenceEfficiencies::Lent ReferenceEfficiencies::For(const OpSignature& sig, D
     lent.source = "analytic (efficiency " + std::string(eff) + ")";
   else if (lent.how == "measured")
     lent.source = from;
-  else if (twin && lent.how.rfind("measured ", 0) == 0)
-    lent.source = from + ", the same op's " + lent.how.substr(9) + " efficiency";
-  else if (twin && lent.how.rfind("same layer ", 0) == 0)
-    lent.source = from + ", the same layer's " + lent.how.substr(11) + " efficiency at another batch";
-  else if (twin && lent.how.rfind("nearest", 0) == 0)
-    lent.source = from + ", nearest " + lent.how.substr(lent.how.rfind(' ') + 1) + " op's efficiency";
   else if (lent.how == "nearest rnn")
     lent.source = from + ", nearest op's efficiency scaled to its step's product";
   else if (lent.how == "same layer")
@@ -193,24 +168,17 @@ ReferenceEfficiencies::Lent ReferenceEfficiencies::For(const OpSignature& sig, D
 }
 
 const ReferenceEfficiencies::Lent& ReferenceEfficiencies::Remembered(const OpSignature& sig,
-                                                                     DeviceKind kind,
-                                                                     bool same_model) const {
-  const bool gpu = kind == DeviceKind::kGpu;
-  auto& remembered = remembered_[gpu && same_model ? 2 : gpu ? 1 : 0];
+                                                                     DeviceKind kind) const {
+  auto& remembered = remembered_[kind == DeviceKind::kGpu ? 1 : 0];
   std::lock_guard<std::mutex> lock(remembered_mutex_);
   auto it = remembered.find(sig);
-  if (it == remembered.end()) it = remembered.emplace(sig, For(sig, kind, gpu && same_model)).first;
+  if (it == remembered.end()) it = remembered.emplace(sig, For(sig, kind)).first;
   return it->second;  // elements of an unordered_map stay where they are
 }
 
 ScaledTimes::ScaledTimes(std::shared_ptr<const ReferenceEfficiencies> reference,
                          TargetDevice target)
-    : ref_(std::move(reference)),
-      target_(std::move(target)),
-      same_model_(target_.roofline.kind == DeviceKind::kGpu &&
-                  ref_->device().roofline.kind == DeviceKind::kGpu &&
-                  !target_.roofline.name.empty() &&
-                  target_.roofline.name == ref_->device().roofline.name) {}
+    : ref_(std::move(reference)), target_(std::move(target)) {}
 
 std::optional<OpTime> ScaledTimes::Find(const OpSignature& sig, int) const {
   if (!target_.roofline.Supports(sig.dtype)) return std::nullopt;

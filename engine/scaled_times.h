@@ -59,12 +59,6 @@ class ReferenceEfficiencies {
   // a recurrent layer's nearest, scaled by its per-step product's, "class", "analytic": the
   // default for a target of `kind`), with the source line a time scaled with it
   // carries and the signature's FLOPs and bytes.
-  //
-  // `same_model`: the target is the reference's own GPU model. There an op in a precision the
-  // reference did not measure at all, fp16 or bf16, borrows the other one's efficiency (how
-  // "... as bf16"): both run on the same tensor cores at the same rate, with elements of the
-  // same size. Carried to other GPUs the reference's efficiencies in the other precision lend
-  // too little (docs/cross-device.md), so elsewhere such an op stays analytic.
   struct Lent {
     double efficiency = 0;
     std::string how;
@@ -72,11 +66,10 @@ class ReferenceEfficiencies {
     Flops flops;
     Bytes bytes;
   };
-  Lent For(const OpSignature& sig, DeviceKind kind, bool same_model = false) const;
-  // For(), remembered: it depends on the signature, the target's kind and whether the target is
-  // the reference's model only, and `recommend` asks it again for every machine it scales to.
-  // Thread-safe.
-  const Lent& Remembered(const OpSignature& sig, DeviceKind kind, bool same_model = false) const;
+  Lent For(const OpSignature& sig, DeviceKind kind) const;
+  // For(), remembered: it depends on the signature and the target's kind only, and `recommend`
+  // asks it again for every machine it scales to. Thread-safe.
+  const Lent& Remembered(const OpSignature& sig, DeviceKind kind) const;
 
  private:
   double EfficiencyOf(const MeasuredOp& m) const;
@@ -100,8 +93,8 @@ class ReferenceEfficiencies {
   std::map<std::string, std::vector<size_t>> by_layer_;  // signature without mb -> ops
   std::map<std::string, double> class_median_;           // "class dtype" -> efficiency
   mutable std::mutex remembered_mutex_;
-  // For() per target kind (CPU, GPU, the reference's own GPU model), by signature.
-  mutable std::array<std::unordered_map<OpSignature, Lent, OpSignatureHash>, 3> remembered_;
+  // For() per target kind (CPU, GPU), by signature.
+  mutable std::array<std::unordered_map<OpSignature, Lent, OpSignatureHash>, 2> remembered_;
 };
 
 class ScaledTimes : public OpTimeSource {
@@ -111,13 +104,12 @@ class ScaledTimes : public OpTimeSource {
   std::optional<OpTime> Find(const OpSignature& sig, int threads) const override;
 
   const ReferenceEfficiencies::Lent& EfficiencyFor(const OpSignature& sig) const {
-    return ref_->Remembered(sig, target_.roofline.kind, same_model_);
+    return ref_->Remembered(sig, target_.roofline.kind);
   }
 
  private:
   std::shared_ptr<const ReferenceEfficiencies> ref_;
   TargetDevice target_;
-  bool same_model_ = false;  // a GPU of the reference's model (its spec row's name)
 };
 
 }  // namespace epochcost

@@ -96,36 +96,6 @@ TEST(ScaledTimesTest, SameDeviceGivesTheMeasurementAndFasterDeviceScales) {
                    DefaultEfficiency(DeviceKind::kGpu, OpClass::kMemory));
 }
 
-// fp16 on the reference's own GPU model borrows the efficiency bf16 measured there (same tensor
-// cores, same rate, same element size); on another GPU it stays analytic. Regression for the
-// Lambda H100 SXM5 AMP runs, predicted 42% too fast with the analytic default
-// (docs/accuracy.md).
-TEST(ScaledTimesTest, Fp16BorrowsBf16OnlyOnTheReferencesOwnModel) {
-  const OpSignature bf16 = Sig("matmul dt=bf16 b=1 m=1024 k=1024 n=1024");
-  const OpSignature fp16 = Sig("matmul dt=f16 b=1 m=1024 k=1024 n=1024");
-  Roofline h100 = Device(10, 100, 5);
-  h100.name = "H100";
-  h100.bf16_tensor = h100.fp16_tensor = FlopsPerSecond::FromTflops(100);
-  // Bound 2^31 / 100e12 = 21.47 us; work 100 us; efficiency 0.2147.
-  const ReferenceDevice ref{"Ref GPU", "2026-01-02", h100, {{bf16, Seconds::FromMicroseconds(105)}}};
-  auto lent = std::make_shared<const ReferenceEfficiencies>(ref);
-  const ScaledTimes same(lent, TargetDevice{h100, 1, {}});
-  EXPECT_EQ(same.EfficiencyFor(fp16).how, "measured bf16");
-  EXPECT_NEAR(same.Find(fp16, 1)->median.seconds(), 105e-6, 1e-12);
-  EXPECT_EQ(same.Find(fp16, 1)->source,
-            "scaled from Ref GPU (2026-01-02), the same op's bf16 efficiency");
-  const OpSignature larger = Sig("matmul dt=f16 b=1 m=2048 k=1024 n=1024");
-  EXPECT_EQ(same.EfficiencyFor(larger).how, "nearest bf16");
-  Roofline a100 = h100;
-  a100.name = "A100";
-  const ScaledTimes other(lent, TargetDevice{a100, 1, {}});
-  EXPECT_EQ(other.EfficiencyFor(fp16).how, "analytic");
-  EXPECT_DOUBLE_EQ(other.EfficiencyFor(fp16).efficiency,
-                   DefaultEfficiency(DeviceKind::kGpu, OpClass::kGemm));
-  // fp32 has no twin: analytic on the same model too.
-  EXPECT_EQ(same.EfficiencyFor(Sig("binary dt=f32 alg=add n=10")).how, "analytic");
-}
-
 // A recurrent layer larger than any measured one: the nearest layer's efficiency (0.1) times
 // the efficiency of a product of its per-step shape (0.6) over that of the measured layer's (0.2).
 TEST(ScaledTimesTest, RecurrentLayerScalesWithItsPerStepProduct) {
