@@ -88,20 +88,26 @@ std::string ReportText(const ValidationReport& r, const std::string& calibration
     << SummaryTable(r.by_path, "Path") << "\n"
     << SummaryTable(r.by_family, "Model family") << "\n"
     << SummaryTable(r.by_kind, "Device kind");
-  if (!r.rankings.empty()) {
+  // By cost (cheapest first) or by time (fastest first).
+  auto rankings = [&](const std::vector<validation::Ranking>& gs, bool by_cost) {
+    if (gs.empty()) return;
+    const std::string best = by_cost ? "cheapest" : "fastest";
     int hits = 0;
-    std::vector<std::vector<std::string>> k = {{"Cost ranking", "Configs", "Kendall tau",
-                                                "Predicted cheapest", "Measured cheapest",
-                                                "Right?"}};
-    for (const auto& g : r.rankings) {
+    const std::string title = by_cost ? "Cost ranking" : "Time ranking (no prices)";
+    std::vector<std::vector<std::string>> k = {
+        {title, "Configs", "Kendall tau", "Predicted " + best, "Measured " + best, "Right?"}};
+    for (const auto& g : gs) {
       hits += g.hit;
       k.push_back({g.group, std::to_string(g.configs), Number("%+.2f", g.tau), g.predicted_cheapest,
                    g.measured_cheapest, g.hit ? "yes" : Number("no, %+.0f%%", g.miss_percent)});
     }
     s << "\n" << RenderTable(k, {false, true, true, false, false, false});
-    s << "Cheapest configuration right for " << hits << " of " << r.rankings.size()
-      << " groups (a miss gives the measured extra cost of the predicted choice).\n";
-  }
+    s << (by_cost ? "Cheapest" : "Fastest") << " configuration right for " << hits << " of "
+      << gs.size() << " groups (a miss gives the measured extra " << (by_cost ? "cost" : "time")
+      << " of the predicted choice).\n";
+  };
+  rankings(r.rankings, true);
+  rankings(r.time_rankings, false);
   return s.str();
 }
 
@@ -153,6 +159,15 @@ nlohmann::ordered_json ReportJson(const ValidationReport& r) {
                              {"measured_cheapest", g.measured_cheapest},
                              {"hit", g.hit},
                              {"miss_percent", g.miss_percent}});
+  j["time_rankings"] = Json::array();
+  for (const auto& g : r.time_rankings)
+    j["time_rankings"].push_back({{"group", g.group},
+                                  {"configs", g.configs},
+                                  {"kendall_tau", g.tau},
+                                  {"predicted_fastest", g.predicted_cheapest},
+                                  {"measured_fastest", g.measured_cheapest},
+                                  {"hit", g.hit},
+                                  {"miss_percent", g.miss_percent}});
   return j;
 }
 

@@ -31,6 +31,53 @@ std::vector<GroupSummary> GroupBy(const std::vector<RunResult>& results, KeyFn k
   return out;
 }
 
+// Kendall's tau of `value` predicted against measured over a group's runs, and whether the run
+// predicted best (lowest) is the measured best.
+template <typename ValueFn>
+Ranking RankingOf(const std::string& key, const std::vector<const RunResult*>& rs, ValueFn value) {
+  Ranking k{.group = key, .configs = static_cast<int>(rs.size())};
+  std::vector<double> predicted, measured;
+  for (const RunResult* r : rs) {
+    const auto [p, m] = value(*r);
+    predicted.push_back(p);
+    measured.push_back(m);
+  }
+  k.tau = KendallTau(predicted, measured);
+  const size_t p = std::min_element(predicted.begin(), predicted.end()) - predicted.begin();
+  const size_t m = std::min_element(measured.begin(), measured.end()) - measured.begin();
+  // Configurations that differ in batch only are told apart by it.
+  bool batches_differ = false;
+  for (const RunResult* r : rs) batches_differ |= r->run.batch != rs.front()->run.batch;
+  auto label = [&](const RunRecord& run) {
+    return RunLabel(run) + (batches_differ ? ", batch " + std::to_string(run.batch) : "");
+  };
+  k.predicted_cheapest = label(rs[p]->run);
+  k.measured_cheapest = label(rs[m]->run);
+  k.hit = measured[p] == measured[m];
+  k.miss_percent = PercentError(measured[p], measured[m]);
+  return k;
+}
+
+// The runs grouped by `key` (empty: left out), groups in first-seen order.
+template <typename KeyFn>
+std::vector<std::pair<std::string, std::vector<const RunResult*>>> GroupsOf(
+    const std::vector<RunResult>& results, KeyFn key) {
+  std::vector<std::pair<std::string, std::vector<const RunResult*>>> groups;
+  for (const RunResult& r : results) {
+    const std::string k = key(r);
+    if (k.empty()) continue;
+    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == k; });
+    if (it == groups.end()) it = groups.insert(groups.end(), {k, {}});
+    it->second.push_back(&r);
+  }
+  return groups;
+}
+
+std::string BuildOf(const RunRecord& r) {
+  return r.model + " (" + r.framework + (r.framework_version.empty() ? "" : " " + r.framework_version) +
+         ")";
+}
+
 }  // namespace
 
 std::string ModelFamily(const Model& model) {
@@ -72,39 +119,22 @@ ValidationReport Summarise(std::vector<RunResult> results) {
   report.by_family = GroupBy(report.results, [](const RunResult& r) { return r.family; });
   report.by_kind = GroupBy(report.results, [](const RunResult& r) { return r.device_kind; });
 
-  std::map<std::string, std::vector<const RunResult*>> groups;
-  std::vector<std::string> order;
-  for (const RunResult& r : report.results) {
-    if (!r.predicted_usd || !r.measured_usd) continue;
-    std::string key = r.run.model + " (" + r.run.framework +
-                      (r.run.framework_version.empty() ? "" : " " + r.run.framework_version) + ")";
-    if (!groups.contains(key)) order.push_back(key);
-    groups[key].push_back(&r);
-  }
-  for (const std::string& key : order) {
-    const std::vector<const RunResult*>& rs = groups[key];
-    if (rs.size() < 2) continue;
-    Ranking k{.group = key, .configs = static_cast<int>(rs.size())};
-    std::vector<double> predicted, measured;
-    for (const RunResult* r : rs) {
-      predicted.push_back(*r->predicted_usd);
-      measured.push_back(*r->measured_usd);
-    }
-    k.tau = KendallTau(predicted, measured);
-    const size_t p = std::min_element(predicted.begin(), predicted.end()) - predicted.begin();
-    const size_t m = std::min_element(measured.begin(), measured.end()) - measured.begin();
-    // Configurations that differ in batch only are told apart by it.
-    bool batches_differ = false;
-    for (const RunResult* r : rs) batches_differ |= r->run.batch != rs.front()->run.batch;
-    auto label = [&](const RunRecord& run) {
-      return RunLabel(run) + (batches_differ ? ", batch " + std::to_string(run.batch) : "");
-    };
-    k.predicted_cheapest = label(rs[p]->run);
-    k.measured_cheapest = label(rs[m]->run);
-    k.hit = measured[p] == measured[m];
-    k.miss_percent = PercentError(measured[p], measured[m]);
-    report.rankings.push_back(k);
-  }
+  const auto priced = GroupsOf(report.results, [](const RunResult& r) {
+    return r.predicted_usd && r.measured_usd ? BuildOf(r.run) : std::string();
+  });
+  for (const auto& [key, rs] : priced)
+    if (rs.size() >= 2)
+      report.rankings.push_back(RankingOf(key, rs, [](const RunResult& r) {
+        return std::pair(*r.predicted_usd, *r.measured_usd);
+      }));
+  const auto unpriced = GroupsOf(report.results, [](const RunResult& r) {
+    return r.predicted_usd || r.measured_usd ? std::string() : BuildOf(r.run) + " " + r.run.precision;
+  });
+  for (const auto& [key, rs] : unpriced)
+    if (rs.size() >= 2)
+      report.time_rankings.push_back(RankingOf(key, rs, [](const RunResult& r) {
+        return std::pair(r.predicted_seconds, r.measured_seconds);
+      }));
   return report;
 }
 

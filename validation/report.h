@@ -1,7 +1,8 @@
 // What `epochcost validate` reports: each run's predicted and measured time and cost per epoch,
 // and the summaries (docs/accuracy.md): MAPE and worst case per prediction path, per model
 // family and per device kind; per model (and framework build), Kendall's tau between predicted
-// and measured cost rankings and whether the predicted cheapest configuration is the measured one.
+// and measured cost rankings and whether the predicted cheapest configuration is the measured one;
+// for runs without prices, the same of their time rankings, per model, build and precision.
 #ifndef EPOCHCOST_VALIDATION_REPORT_H_
 #define EPOCHCOST_VALIDATION_REPORT_H_
 
@@ -35,13 +36,15 @@ struct GroupSummary {
   int within_10 = 0;           // runs whose |error| is at most 10%
 };
 
+// A group's ranking by cost per epoch (runs with prices), or by seconds per epoch (runs without:
+// then "cheapest" reads "fastest").
 struct Ranking {
-  std::string group;  // model, framework and version
+  std::string group;  // model, framework and version (and precision, by time)
   int configs = 0;
   double tau = 0;
   std::string predicted_cheapest, measured_cheapest;  // run labels
   bool hit = false;
-  double miss_percent = 0;  // measured cost of the predicted choice over the measured cheapest
+  double miss_percent = 0;  // measured cost (time) of the predicted choice over the measured best
 };
 
 struct ValidationReport {
@@ -49,6 +52,9 @@ struct ValidationReport {
   GroupSummary all;
   std::vector<GroupSummary> by_path, by_family, by_kind;
   std::vector<Ranking> rankings;  // groups with at least two priced configurations
+  // Groups with at least two configurations none of which has a price, ranked by time: a
+  // recommender ranks their machines by it where prices are equal or unknown.
+  std::vector<Ranking> time_rankings;
 };
 
 ValidationReport Summarise(std::vector<RunResult> results);

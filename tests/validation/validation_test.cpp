@@ -339,6 +339,36 @@ TEST(ReportTest, SummariesAndCheapestConfiguration) {
   EXPECT_NEAR(k.tau, 1.0 / 3.0, 1e-12);
 }
 
+// Runs without prices are ranked by seconds per epoch, per model, build and precision; they make
+// no cost ranking. Regression: the Lambda fp16 runs, where lending bf16 efficiencies on one GPU
+// model only put the wrong GPU first without any test noticing (docs/accuracy.md).
+TEST(ReportTest, UnpricedRunsAreRankedByTimePerPrecision) {
+  auto unpriced = [](const std::string& label, double predicted, double measured,
+                     const std::string& precision) {
+    RunResult r = MakeResult(label, predicted, measured, 1);
+    r.predicted_usd.reset();
+    r.measured_usd.reset();
+    r.run.precision = precision;
+    return r;
+  };
+  ValidationReport r = Summarise({unpriced("h100", 559, 490, "fp16"),
+                                  unpriced("a100", 529, 810, "fp16"),
+                                  unpriced("v100", 1237, 1538, "fp16"),
+                                  unpriced("v100", 4024, 3472, "fp32")});
+  EXPECT_TRUE(r.rankings.empty());
+  ASSERT_EQ(r.time_rankings.size(), 1u);  // fp32 has one run
+  const Ranking& k = r.time_rankings[0];
+  EXPECT_EQ(k.group, "m (f) fp16");
+  EXPECT_EQ(k.configs, 3);
+  EXPECT_EQ(k.predicted_cheapest, "a100");
+  EXPECT_EQ(k.measured_cheapest, "h100");
+  EXPECT_FALSE(k.hit);
+  EXPECT_NEAR(k.miss_percent, 100.0 * (810 - 490) / 490, 1e-9);
+  // Predicted (559, 529, 1237), measured (490, 810, 1538): h100-a100 discordant, the rest
+  // concordant.
+  EXPECT_NEAR(k.tau, 1.0 / 3.0, 1e-12);
+}
+
 TEST(ReportTest, ModelFamilies) {
   const std::pair<const char*, const char*> cases[] = {{"mnist_mlp", "dense"},
                                                        {"mnist_cnn", "convolutional"},
