@@ -150,24 +150,21 @@ nlohmann::ordered_json ReportJson(const ValidationReport& r) {
   j["by_path"] = groups(r.by_path);
   j["by_family"] = groups(r.by_family);
   j["by_device_kind"] = groups(r.by_kind);
-  j["rankings"] = Json::array();
-  for (const auto& g : r.rankings)
-    j["rankings"].push_back({{"group", g.group},
-                             {"configs", g.configs},
-                             {"kendall_tau", g.tau},
-                             {"predicted_cheapest", g.predicted_cheapest},
-                             {"measured_cheapest", g.measured_cheapest},
-                             {"hit", g.hit},
-                             {"miss_percent", g.miss_percent}});
-  j["time_rankings"] = Json::array();
-  for (const auto& g : r.time_rankings)
-    j["time_rankings"].push_back({{"group", g.group},
-                                  {"configs", g.configs},
-                                  {"kendall_tau", g.tau},
-                                  {"predicted_fastest", g.predicted_cheapest},
-                                  {"measured_fastest", g.measured_cheapest},
-                                  {"hit", g.hit},
-                                  {"miss_percent", g.miss_percent}});
+  // `best`: "cheapest" (cost rankings) or "fastest" (time rankings).
+  auto rankings = [](const std::vector<validation::Ranking>& gs, const std::string& best) {
+    Json a = Json::array();
+    for (const auto& g : gs)
+      a.push_back({{"group", g.group},
+                   {"configs", g.configs},
+                   {"kendall_tau", g.tau},
+                   {"predicted_" + best, g.predicted_cheapest},
+                   {"measured_" + best, g.measured_cheapest},
+                   {"hit", g.hit},
+                   {"miss_percent", g.miss_percent}});
+    return a;
+  };
+  j["rankings"] = rankings(r.rankings, "cheapest");
+  j["time_rankings"] = rankings(r.time_rankings, "fastest");
   return j;
 }
 
