@@ -498,6 +498,14 @@ Result<Model> Converter::Run(const std::string& origin) {
   std::set<std::string> poisoned;  // values downstream of an unsupported node
   for (const auto& node : g.node()) {
     EPOCHCOST_RETURN_IF_ERROR(CheckArity(node, opset).WithContext(origin));
+    // An op of another operator set (com.microsoft, a custom one) is not the ONNX op of its name,
+    // and no schema checked its inputs: unsupported. (onnx_fuzzer: a Shape node moved to a
+    // made-up domain, with no input, was read as ONNX's Shape; fuzz/regressions.)
+    if (!node.domain().empty() && node.domain() != "ai.onnx") {
+      unsupported.push_back("'" + node.name() + "' (" + node.domain() + "." + node.op_type() + ")");
+      for (const auto& out : node.output()) poisoned.insert(out);
+      continue;
+    }
     bool skip = false;
     for (const auto& in : node.input()) skip = skip || poisoned.contains(in);
     if (skip) {
