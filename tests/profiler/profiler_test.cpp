@@ -493,5 +493,17 @@ TEST(PredictEpochTest, ListsMissingSignaturesOnce) {
   EXPECT_EQ(p.missing.size(), 2u);  // the two convolutions' forward passes
 }
 
+// Cloud VMs mask the CPU's part number; the fingerprint then carries CPUID's family and model,
+// so a Zen 5 "AMD EPYC" VM is not taken for another "AMD EPYC" VM whose profile is shipped
+// (regression: predicted 45-93% too fast as "same device").
+TEST(FingerprintTest, MaskedCpuNamesCarryTheirCpuidFamilyAndModel) {
+  EXPECT_EQ(WithCpuidWhereMasked("AMD EPYC", "26", "2"), "AMD EPYC (family 26, model 2)");
+  EXPECT_EQ(WithCpuidWhereMasked("Intel Xeon Processor (Cascadelake)", "6", "85"),
+            "Intel Xeon Processor (Cascadelake) (family 6, model 85)");
+  EXPECT_EQ(WithCpuidWhereMasked("Intel(R) Xeon(R) Platinum 8481C CPU @ 2.70GHz", "6", "143"),
+            "Intel(R) Xeon(R) Platinum 8481C CPU @ 2.70GHz");
+  EXPECT_EQ(WithCpuidWhereMasked("AMD EPYC", "", ""), "AMD EPYC");  // not x86 /proc/cpuinfo
+}
+
 }  // namespace
 }  // namespace epochcost::profiler

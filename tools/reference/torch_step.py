@@ -228,11 +228,19 @@ RUN_LOG_COLUMNS = ["model", "target", "kind", "label", "batch", "precision", "op
 
 
 def cpu_model():
+    """The model name as epochcost's fingerprint keeps it (profiler/fingerprint.h): a masked name
+    without a digit ("AMD EPYC") gets the CPUID family and model."""
+    fields = {}
     with open("/proc/cpuinfo") as f:
         for line in f:
-            if line.startswith("model name"):
-                return line.split(":", 1)[1].strip()
-    return "unknown CPU"
+            if ":" in line:
+                key, value = line.split(":", 1)
+                fields.setdefault(key.strip(), value.strip())
+    name = fields.get("model name") or "unknown CPU"
+    family, model = fields.get("cpu family", ""), fields.get("model", "")
+    if not any(c.isdigit() for c in name) and family and model:
+        name += " (family %s, model %s)" % (family, model)
+    return name
 
 
 def cpu_isa():
