@@ -70,6 +70,8 @@ Status Predictor::ApplyCalibration(const PredictionRequest& r, const std::string
   Result<profiler::StoredCalibration> c = profiles_->FindCalibration(r.framework, kind);
   if (!c.ok() && r.calibration_optional && c.status().code() == StatusCode::kNotFound)
     return Status::Ok();
+  if (!c.ok() && c.status().code() == StatusCode::kNotFound)
+    return NoCalibration(r.framework, kind);
   if (!c.ok()) return c.status().WithContext("--framework");
   p->calibration = *c;
   settings->Apply(c->correction());

@@ -7,6 +7,8 @@
 #include <map>
 #include <sstream>
 
+#include "validation/run_log.h"
+
 namespace epochcost::cli {
 namespace {
 
@@ -218,6 +220,16 @@ Result<Machine> ResolveTarget(const std::string& target, const catalog::CatalogS
   return out;
 }
 
+Status NoCalibration(const std::string& framework, const std::string& kind) {
+  std::string shipped;
+  for (const std::string& stem : validation::ShippedRunLogsOf(framework, kind))
+    shipped += (shipped.empty() ? "@" : ", @") + stem;
+  return Status::NotFound("--framework " + framework + ": no calibration stored for it" +
+                          (kind.empty() ? "" : " on " + kind) +
+                          "; run: epochcost calibrate RUNS..." +
+                          (shipped.empty() ? "" : " (shipped runs of it: " + shipped + ")"));
+}
+
 std::vector<std::string> SplitCommas(const std::string& s) {
   std::vector<std::string> out;
   std::stringstream in(s);
@@ -324,9 +336,7 @@ Result<Market> OpenMarket(const MarketInputs& in) {
                   c->per_op_overhead.seconds() * 1e6, c->per_step_overhead.seconds() * 1e3);
     applied += line;
   }
-  if (applied.empty())
-    return Status::NotFound("--framework " + in.framework +
-                            ": no calibration stored for it; run: epochcost calibrate RUNS...");
+  if (applied.empty()) return NoCalibration(in.framework, "");
   m.calibrated = "Calibrated for " + in.framework + ": " + applied + "\n";
   return m;
 }

@@ -31,6 +31,11 @@ Result<Machine> MachineOf(const catalog::InstanceType& t);
 Result<Machine> ResolveTarget(const std::string& target, const catalog::CatalogStore& catalog,
                               int gpus);
 
+// The error for `--framework NAME` with no calibration stored for it (on `kind`, "cpu" or "gpu";
+// on any kind when empty): what to run, naming the shipped run logs of that framework, which a
+// first calibration can be fitted on (docs/calibration.md).
+Status NoCalibration(const std::string& framework, const std::string& kind);
+
 // "a,b,,c" -> {"a", "b", "c"}.
 std::vector<std::string> SplitCommas(const std::string& s);
 

@@ -166,6 +166,20 @@ std::vector<std::string> ShippedRunLogNames() {
   return out;
 }
 
+std::vector<std::string> ShippedRunLogsOf(const std::string& framework, const std::string& kind) {
+  const auto matches = [&](const RunRecord& r) {
+    const bool gpu = r.gpus > 0 || r.target.starts_with("gpu:");
+    return r.framework == framework && (kind.empty() || kind == (gpu ? "gpu" : "cpu"));
+  };
+  std::vector<std::string> out;
+  for (const auto& [name, text] : ShippedRunLogs()) {
+    Result<RunLog> log = ParseRunLog(text, "@" + std::string(name), /*skip_bad=*/true);
+    if (log.ok() && std::any_of(log->runs.begin(), log->runs.end(), matches))
+      out.emplace_back(name);
+  }
+  return out;
+}
+
 Result<KerasLogTimes> ParseKerasLog(std::string_view text, const std::string& origin,
                                     const std::string& column) {
   Result<CsvTable> t = CsvTable::Parse(text, origin);

@@ -85,6 +85,10 @@ Result<int64_t> ParseCount(const std::string& text, const std::string& column);
 // stems there are.
 Result<std::string_view> ShippedRunLog(const std::string& stem);
 std::vector<std::string> ShippedRunLogNames();
+// The stems of the shipped run logs holding at least one run of `framework` (on `kind`, "cpu" or
+// "gpu", where given: a run on GPUs states its GPU count or names a gpu: target), for the hint
+// where no calibration of it is stored.
+std::vector<std::string> ShippedRunLogsOf(const std::string& framework, const std::string& kind);
 
 // A Keras CSVLogger file (a header with "epoch" and an elapsed-seconds column, one row per
 // epoch): the median elapsed seconds of the epochs after the first, and the first's. `column`

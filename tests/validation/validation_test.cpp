@@ -2,6 +2,7 @@
 // report's summaries, against hand-computed numbers.
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <cmath>
 
 #include "engine/file_util.h"
@@ -167,6 +168,24 @@ TEST(RunLogTest, ShippedLogsParse) {
     EXPECT_FALSE(log->runs.empty());
   }
   EXPECT_FALSE(ShippedRunLog("nothing").ok());
+}
+
+// The hint where no calibration is stored names the shipped logs of that framework and device
+// kind: a GPU run states its GPU count or names a gpu: target.
+TEST(RunLogTest, ShippedLogsOfAFrameworkAndKind) {
+  const auto sorted = [](std::vector<std::string> v) {
+    std::sort(v.begin(), v.end());
+    return v;
+  };
+  EXPECT_EQ(sorted(ShippedRunLogsOf("pytorch", "cpu")),
+            (std::vector<std::string>{"dev-cpu-pytorch", "dev-cpu-pytorch-avx2",
+                                      "dev-cpu-pytorch-avx2-rerun", "dev-cpu-pytorch-zen4"}));
+  EXPECT_EQ(sorted(ShippedRunLogsOf("pytorch", "gpu")),
+            (std::vector<std::string>{"h100-pytorch", "lambda-resnet50"}));
+  EXPECT_EQ(ShippedRunLogsOf("keras+tensorflow", "gpu"),
+            (std::vector<std::string>{"published-runs"}));
+  EXPECT_EQ(ShippedRunLogsOf("pytorch", "").size(), 6u);
+  EXPECT_TRUE(ShippedRunLogsOf("caffe", "").empty());
 }
 
 TEST(StatisticsTest, MapeAndKendallTau) {
