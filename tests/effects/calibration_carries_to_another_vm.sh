@@ -9,30 +9,16 @@
 # Asserted: calibrated MAPE at most 10% on the third VM's six 1-thread runs, and better than
 # uncalibrated. The logs are fixed data, so this guards the fit and the prediction, not timing.
 # Usage: calibration_carries_to_another_vm.sh EPOCHCOST
-set -euo pipefail
-bin=$1
+source "$(dirname "$0")/lib/setup.sh"
 logs=$(cd "$(dirname "$0")/../../data/validation" && pwd)
-dir=$(mktemp -d /tmp/epochcost-effect-XXXXXX)
-trap 'rm -rf "$dir"' EXIT
-export EPOCHCOST_CATALOG=$dir/catalog.sqlite EPOCHCOST_PROFILES=$dir/profiles.sqlite
 
-# The header and the 1-thread rows. The targets and sources of these logs hold quoted commas,
-# so the row is matched on "precision,optimizer,threads,gpus" (fp32, an optimizer, 1, empty)
-# rather than split on commas; every row of these logs has that shape.
-one_thread() {
-  { head -1 "$1"; grep -E ',fp32,[a-z]+,1,,' "$1"; } >"$2"
-}
 one_thread "$logs/dev-cpu-pytorch.csv" "$dir/fit-first.csv"
 one_thread "$logs/dev-cpu-pytorch-avx2.csv" "$dir/fit-avx2.csv"
 one_thread "$logs/dev-cpu-pytorch-zen4.csv" "$dir/zen4.csv"
-for f in "$dir"/*.csv; do
-  rows=$(($(wc -l <"$f") - 1))
-  [ "$rows" -eq 6 ] || { echo "$f: $rows 1-thread runs, expected 6" >&2; exit 1; }
-done
 
 "$bin" calibrate "$dir/fit-first.csv" "$dir/fit-avx2.csv"
-before=$("$bin" validate "$dir/zen4.csv" | sed -n 's/.*MAPE \([0-9.]*\)%.*/\1/p' | head -1)
-after=$("$bin" validate "$dir/zen4.csv" --calibrated | sed -n 's/.*MAPE \([0-9.]*\)%.*/\1/p' | head -1)
+before=$("$bin" validate "$dir/zen4.csv" | mape)
+after=$("$bin" validate "$dir/zen4.csv" --calibrated | mape)
 echo "third VM, 1 thread: MAPE ${before}% uncalibrated, ${after}% calibrated on the other two"
 awk -v b="$before" -v a="$after" 'BEGIN { exit !(a <= 10 && a < b) }' ||
   { echo "calibrated MAPE should be at most 10% and below the uncalibrated" >&2; exit 1; }

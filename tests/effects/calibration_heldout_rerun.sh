@@ -10,24 +10,15 @@
 # Asserted: calibrated MAPE at most 5% on the later run's six 1-thread runs, and better than
 # uncalibrated. Both logs are fixed data, so this guards the fit and the prediction, not timing.
 # Usage: calibration_heldout_rerun.sh EPOCHCOST
-set -euo pipefail
-bin=$1
+source "$(dirname "$0")/lib/setup.sh"
 logs=$(cd "$(dirname "$0")/../../data/validation" && pwd)
-dir=$(mktemp -d /tmp/epochcost-effect-XXXXXX)
-trap 'rm -rf "$dir"' EXIT
-export EPOCHCOST_CATALOG=$dir/catalog.sqlite EPOCHCOST_PROFILES=$dir/profiles.sqlite
 
-# The header and the rows whose `threads` column is 1.
-one_thread() {
-  awk -F, 'NR == 1 { for (i = 1; i <= NF; i++) if ($i == "threads") t = i; print; next }
-           $t == 1' "$1" >"$2"
-}
 one_thread "$logs/dev-cpu-pytorch-avx2.csv" "$dir/fit.csv"
 one_thread "$logs/dev-cpu-pytorch-avx2-rerun.csv" "$dir/later.csv"
 
 "$bin" calibrate "$dir/fit.csv" --folds 6
-before=$("$bin" validate "$dir/later.csv" | sed -n 's/.*MAPE \([0-9.]*\)%.*/\1/p' | head -1)
-after=$("$bin" validate "$dir/later.csv" --calibrated | sed -n 's/.*MAPE \([0-9.]*\)%.*/\1/p' | head -1)
+before=$("$bin" validate "$dir/later.csv" | mape)
+after=$("$bin" validate "$dir/later.csv" --calibrated | mape)
 echo "later run, 1 thread: MAPE ${before}% uncalibrated, ${after}% calibrated"
 awk -v b="$before" -v a="$after" 'BEGIN { exit !(a <= 5 && a < b) }' ||
   { echo "calibrated MAPE should be at most 5% and below the uncalibrated" >&2; exit 1; }

@@ -10,11 +10,7 @@
 # Asserted: at Nov 2016 prices, uncalibrated, the p2.xlarge's cost per epoch at batch 20 is 2 to
 # 3 times its cost at batch 100 (issue 5: "roughly 2-3x").
 # Usage: kroutikov_2016_batch.sh EPOCHCOST
-set -euo pipefail
-bin=$1
-dir=$(mktemp -d /tmp/epochcost-effect-XXXXXX)
-trap 'rm -rf "$dir"' EXIT
-export EPOCHCOST_CATALOG=$dir/catalog.sqlite EPOCHCOST_PROFILES=$dir/profiles.sqlite
+source "$(dirname "$0")/lib/setup.sh"
 
 # The p2.xlarge's dollars per epoch at BATCH with --rnn RNN.
 usd_per_epoch() {

@@ -5,11 +5,7 @@
 # predict failed again. Asserted: predict fails naming a command; that command, run as printed,
 # succeeds; predict then succeeds.
 # Usage: missing_profile_hint.sh EPOCHCOST
-set -euo pipefail
-bin=$1
-dir=$(mktemp -d /tmp/epochcost-effect-XXXXXX)
-trap 'rm -rf "$dir"' EXIT
-export EPOCHCOST_CATALOG=$dir/catalog.sqlite EPOCHCOST_PROFILES=$dir/profiles.sqlite
+source "$(dirname "$0")/lib/setup.sh"
 
 args=(predict mnist_mlp --batch 3 --threads 1 --optimizer sgd --no-aten)
 if "$bin" "${args[@]}" >"$dir/first.txt" 2>&1; then

@@ -19,11 +19,7 @@
 # request) and prints KNOWN MISS; every other CNN must still reach 1.67x.
 known_miss="mobilenet_v2"
 # Usage: serving_k80_vs_cpu.sh EPOCHCOST
-set -euo pipefail
-bin=$1
-dir=$(mktemp -d /tmp/epochcost-effect-XXXXXX)
-trap 'rm -rf "$dir"' EXIT
-export EPOCHCOST_CATALOG=$dir/catalog.sqlite EPOCHCOST_PROFILES=$dir/profiles.sqlite
+source "$(dirname "$0")/lib/setup.sh"
 
 "$bin" calibrate @published-runs >"$dir/calibrate.txt"
 grep -q '^Calibration of keras+tensorflow on cpu' "$dir/calibrate.txt"
