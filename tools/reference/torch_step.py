@@ -32,6 +32,7 @@ import datetime
 import json
 import math
 import os
+import resource
 import time
 
 import pin_threads  # noqa: E402,F401  (every thread pool pinned to --threads)
@@ -256,6 +257,15 @@ def cpu_isa():
     return ""
 
 
+def allocator():
+    """The host allocator the run used, as its environment sets it: a preloaded library (jemalloc,
+    tcmalloc) or glibc's malloc with any MALLOC_* settings; it can move a CPU step by 2x
+    (docs/accuracy.md)."""
+    preload = [os.path.basename(p) for p in os.environ.get("LD_PRELOAD", "").split() if p]
+    tuned = sorted("%s=%s" % (k, v) for k, v in os.environ.items() if k.startswith("MALLOC_"))
+    return " ".join(preload + ["glibc malloc" if not preload else ""] + tuned).strip()
+
+
 def write_run_log(a, doc, dev, batch, opt_name, median, p10, p90):
     device = torch.cuda.get_device_name(dev) if dev.type == "cuda" else cpu_model()
     target = device
@@ -275,9 +285,10 @@ def write_run_log(a, doc, dev, batch, opt_name, median, p10, p90):
                     "" if cpu else 1, samples, 0, "%.6g" % (median * steps), "", "",
                     "pytorch", torch.__version__,
                     "tools/reference/torch_step.py %s: median of %d steps after %d warm-up "
-                    "(p10 %.3f ms, p90 %.3f ms) x %d steps" %
+                    "(p10 %.3f ms, p90 %.3f ms) x %d steps; %.0f minor page faults per step; "
+                    "allocator: %s" %
                     (datetime.date.today().isoformat(), a.steps, a.warmup, p10 * 1e3,
-                     p90 * 1e3, steps)])
+                     p90 * 1e3, steps, a.faults_per_step, allocator())])
 
 
 def main():
@@ -365,11 +376,15 @@ def main():
         step()
     sync()
     times = []
+    faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
     for _ in range(a.steps):
         t = time.perf_counter()
         step()
         sync()
         times.append(time.perf_counter() - t)
+    # Pages the timed steps faulted in: on a CPU mostly memory glibc returned to the kernel and
+    # the next step touched again (docs/accuracy.md, "Where the remaining gap is").
+    a.faults_per_step = (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults) / a.steps
     times.sort()
     q = lambda f: times[min(len(times) - 1, int(f * (len(times) - 1) + 0.5))]
     if a.kernels:
