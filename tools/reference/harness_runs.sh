@@ -2,19 +2,30 @@
 # Trains each model in PyTorch on this machine at each thread count (tools/reference/torch_step.py)
 # and writes the runs as one run log, for `epochcost validate` and `epochcost calibrate`.
 # Usage: tools/reference/harness_runs.sh OUT.csv   (MODELS, THREADS, STEPS override the defaults)
+#
+# ROUNDS=N (default 1) measures every run N times, round after round over all of them, and writes
+# each at the median of its rounds (tools/reference/median_of_rounds.py; its source lists every
+# round's time): on a shared VM one run can be 10-30% off the next (docs/accuracy.md).
 set -euo pipefail
 out=${1:?usage: harness_runs.sh OUT.csv}
 cd "$(dirname "$0")/../.."
 models=${MODELS:-"mnist_mlp mnist_cnn cifar10_cnn imdb_fasttext imdb_bidirectional_lstm lstm_text_generation"}
 threads=${THREADS:-"1 2"}
 steps=${STEPS:-50}
-tmp=$(mktemp)
-trap 'rm -f "$tmp"' EXIT
-for m in $models; do
-  for t in $threads; do
-    /usr/bin/python3 tools/reference/torch_step.py "data/models/$m.json" --threads "$t" \
-      --steps "$steps" --run-log "$tmp" >&2
+rounds=${ROUNDS:-1}
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+for ((r = 1; r <= rounds; r++)); do
+  for m in $models; do
+    for t in $threads; do
+      /usr/bin/python3 tools/reference/torch_step.py "data/models/$m.json" --threads "$t" \
+        --steps "$steps" --run-log "$tmp/round$r.csv" >&2
+    done
   done
 done
-mv "$tmp" "$out"
-trap - EXIT
+if ((rounds == 1)); then
+  mv "$tmp/round1.csv" "$out"
+else
+  /usr/bin/python3 tools/reference/median_of_rounds.py "$tmp"/round*.csv >"$tmp/merged.csv"
+  mv "$tmp/merged.csv" "$out"
+fi
