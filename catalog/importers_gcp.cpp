@@ -101,56 +101,56 @@ Result<ImportBatch> ImportGcpBillingCatalog(std::string_view text, const std::st
     const Json& skus = page["skus"];
     for (size_t i = 0; i < skus.size(); ++i) {
       const std::string path = ppath + "skus[" + std::to_string(i) + "]";
-      EPOCHCOST_RETURN_IF_ERROR(json_records::Record(origin, path, options, &batch, [&]() -> Status {
-        const Json& sku = skus[i];
-        Result<std::string> description = json_records::String(sku, path, "description");
-        if (!description.ok()) return description.status();
-        const Json& category = sku.value("category", Json::object());
-        const std::string usage = category.value("usageType", "");
-        std::string d = *description;
-        PriceKind kind = PriceKind::kOnDemand;
-        if (d.rfind("Spot Preemptible ", 0) == 0) {
-          kind = PriceKind::kSpot;
-          d = d.substr(17);
-        } else if (d.rfind("Preemptible ", 0) == 0) {
-          kind = PriceKind::kPreemptible;
-          d = d.substr(12);
-        }
-        const Part* part = nullptr;
-        for (const Part& p : kParts)
-          if (d.rfind(p.prefix, 0) == 0) part = &p;
-        if (category.value("serviceDisplayName", "") != "Compute Engine" || part == nullptr ||
-            (usage != "OnDemand" && usage != "Preemptible")) {
-          ++batch.ignored_records;  // commitments, sole tenancy, custom types, other families
-          return Status::Ok();
-        }
-        if (!sku.contains("serviceRegions") || !sku["serviceRegions"].is_array())
-          return Status::InvalidArgument(path + ".serviceRegions is missing");
-        std::string date = options.observed_at;
-        if (sku.contains("pricingInfo") && sku["pricingInfo"].is_array() &&
-            !sku["pricingInfo"].empty() &&
-            sku["pricingInfo"][0].contains("effectiveTime")) {
-          Result<std::string> eff =
-              json_records::Date(sku["pricingInfo"][0], path + ".pricingInfo[0]", "effectiveTime");
-          if (!eff.ok()) return eff.status();
-          date = *eff;
-        }
-        Result<double> price = UnitPrice(sku, path, part->what == Part::kRam ? "GiBy.h" : "h");
-        if (!price.ok()) return price.status();
-        for (const Json& region : sku["serviceRegions"]) {
-          if (!region.is_string()) return Status::InvalidArgument(path + ".serviceRegions");
-          const auto key =
-              std::make_tuple(std::string(part->family), kind, region.get<std::string>());
-          if (part->what == Part::kGpu) {
-            gpus[key] = {*price, date};
-            continue;
-          }
-          Rates& r = rates[key];
-          (part->what == Part::kCore ? r.core : r.ram) = *price;
-          r.date = std::max(r.date, date);
-        }
-        return Status::Ok();
-      }));
+      EPOCHCOST_RETURN_IF_ERROR(
+          json_records::Record(origin, path, options, &batch, [&]() -> Status {
+            const Json& sku = skus[i];
+            Result<std::string> description = json_records::String(sku, path, "description");
+            if (!description.ok()) return description.status();
+            const Json& category = sku.value("category", Json::object());
+            const std::string usage = category.value("usageType", "");
+            std::string d = *description;
+            PriceKind kind = PriceKind::kOnDemand;
+            if (d.rfind("Spot Preemptible ", 0) == 0) {
+              kind = PriceKind::kSpot;
+              d = d.substr(17);
+            } else if (d.rfind("Preemptible ", 0) == 0) {
+              kind = PriceKind::kPreemptible;
+              d = d.substr(12);
+            }
+            const Part* part = nullptr;
+            for (const Part& p : kParts)
+              if (d.rfind(p.prefix, 0) == 0) part = &p;
+            if (category.value("serviceDisplayName", "") != "Compute Engine" || part == nullptr ||
+                (usage != "OnDemand" && usage != "Preemptible")) {
+              ++batch.ignored_records;  // commitments, sole tenancy, custom types, other families
+              return Status::Ok();
+            }
+            if (!sku.contains("serviceRegions") || !sku["serviceRegions"].is_array())
+              return Status::InvalidArgument(path + ".serviceRegions is missing");
+            std::string date = options.observed_at;
+            if (sku.contains("pricingInfo") && sku["pricingInfo"].is_array() &&
+                !sku["pricingInfo"].empty() && sku["pricingInfo"][0].contains("effectiveTime")) {
+              Result<std::string> eff = json_records::Date(
+                  sku["pricingInfo"][0], path + ".pricingInfo[0]", "effectiveTime");
+              if (!eff.ok()) return eff.status();
+              date = *eff;
+            }
+            Result<double> price = UnitPrice(sku, path, part->what == Part::kRam ? "GiBy.h" : "h");
+            if (!price.ok()) return price.status();
+            for (const Json& region : sku["serviceRegions"]) {
+              if (!region.is_string()) return Status::InvalidArgument(path + ".serviceRegions");
+              const auto key =
+                  std::make_tuple(std::string(part->family), kind, region.get<std::string>());
+              if (part->what == Part::kGpu) {
+                gpus[key] = {*price, date};
+                continue;
+              }
+              Rates& r = rates[key];
+              (part->what == Part::kCore ? r.core : r.ram) = *price;
+              r.date = std::max(r.date, date);
+            }
+            return Status::Ok();
+          }));
     }
   }
 

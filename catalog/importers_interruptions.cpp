@@ -94,22 +94,23 @@ Result<ImportBatch> ImportAwsSpotAdvisor(std::string_view text, const std::strin
       const std::string& type = by_type.key();
       const Json& entry = by_type.value();
       const std::string path = "spot_advisor." + region + ".Linux." + type;
-      EPOCHCOST_RETURN_IF_ERROR(json_records::Record(origin, path, options, &batch, [&]() -> Status {
-        if (!entry.is_object() || !entry.contains("r") || !entry["r"].is_number_integer())
-          return Status::InvalidArgument(path + ".r is not an integer");
-        auto label = labels.find(entry["r"].get<int64_t>());
-        if (label == labels.end())
-          return Status::InvalidArgument(path + ".r " + entry["r"].dump() + " names no range");
-        batch.interruptions.push_back({.provider = "aws",
-                                       .instance = type,
-                                       .region = region,
-                                       .kind = PriceKind::kSpot,
-                                       .frequency_band = label->second,
-                                       .max_lifetime_hours = 0,
-                                       .observed_at = options.observed_at,
-                                       .source = origin});
-        return Status::Ok();
-      }));
+      EPOCHCOST_RETURN_IF_ERROR(
+          json_records::Record(origin, path, options, &batch, [&]() -> Status {
+            if (!entry.is_object() || !entry.contains("r") || !entry["r"].is_number_integer())
+              return Status::InvalidArgument(path + ".r is not an integer");
+            auto label = labels.find(entry["r"].get<int64_t>());
+            if (label == labels.end())
+              return Status::InvalidArgument(path + ".r " + entry["r"].dump() + " names no range");
+            batch.interruptions.push_back({.provider = "aws",
+                                           .instance = type,
+                                           .region = region,
+                                           .kind = PriceKind::kSpot,
+                                           .frequency_band = label->second,
+                                           .max_lifetime_hours = 0,
+                                           .observed_at = options.observed_at,
+                                           .source = origin});
+            return Status::Ok();
+          }));
     }
   }
   return batch;

@@ -5,7 +5,8 @@
 namespace epochcost::cli {
 
 void AddLoweringFlags(CLI::App* app, LoweringFlags* f) {
-  app->add_option("--precision", f->precision, "fp32 (default), tf32 (GPU tensor cores), bf16 or fp16");
+  app->add_option("--precision", f->precision,
+                  "fp32 (default), tf32 (GPU tensor cores), bf16 or fp16");
   app->add_option("--optimizer", f->optimizer,
                   "sgd, momentum, rmsprop, adam or adadelta (default: the model's, else sgd)");
   app->add_option("--rnn", f->rnn,

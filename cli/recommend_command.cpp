@@ -71,7 +71,8 @@ int Recommend(const RecommendOptions& o) {
     char* end = nullptr;
     const long n = std::strtol(g.c_str(), &end, 10);
     if (*end != '\0' || n <= 0 || n > 64)
-      return ReportError(Status::InvalidArgument("--gpus '" + g + "': expected counts like 1,2,4,8"));
+      return ReportError(
+          Status::InvalidArgument("--gpus '" + g + "': expected counts like 1,2,4,8"));
     req.gpu_counts.push_back(static_cast<int>(n));
   }
   if (!std::isnan(o.max_hours)) req.max_hours = o.max_hours;
@@ -103,9 +104,10 @@ int Recommend(const RecommendOptions& o) {
   else if (o.csv)
     std::cout << RecommendCsv(*r, o.top);
   else {
-    std::cout << "Model " << model->name() << ", " << (batch_auto ? "batch auto" : "batch " + std::to_string(batch))
-              << ", " << DTypeName(cpu->precision) << ", " << opt_name << ", "
-              << req.samples << " samples per epoch, " << o.epochs << " epochs\n";
+    std::cout << "Model " << model->name() << ", "
+              << (batch_auto ? "batch auto" : "batch " + std::to_string(batch)) << ", "
+              << DTypeName(cpu->precision) << ", " << opt_name << ", " << req.samples
+              << " samples per epoch, " << o.epochs << " epochs\n";
     std::cout << market->calibrated;
     std::cout << RecommendTable(*r, o.top, o.epochs) << StaleNote(*market);
   }
@@ -135,7 +137,8 @@ void RegisterRecommendCommand(CLI::App& app, CommandFn* run) {
   p->add_option("--plot", o->plot, "Write an SVG of s/epoch vs $/epoch with the Pareto front");
   p->add_flag("--json", o->json, "Print JSON");
   p->add_flag("--csv", o->csv, "Print CSV");
-  p->footer("Example:\n  epochcost recommend cifar10_cnn --epochs 50 --as-of 2017-07-01 --plot c.svg");
+  p->footer(
+      "Example:\n  epochcost recommend cifar10_cnn --epochs 50 --as-of 2017-07-01 --plot c.svg");
   p->callback([run, o] { *run = [o] { return Recommend(*o); }; });
 }
 

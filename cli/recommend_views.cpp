@@ -50,9 +50,10 @@ std::string RecommendTable(const pricing::Recommendation& r, int top, double epo
   const auto unknown = std::count_if(r.ranked.begin(), r.ranked.end(),
                                      [](const auto& o) { return !o.interruptions_known; });
   if (unknown > 0)
-    out += "? = " + std::to_string(unknown) +
-           " spot or preemptible offers without interruption data, ranked as if never interrupted "
-           "(add some: epochcost catalog import FILE --format aws-spot-advisor or interruptions).\n";
+    out +=
+        "? = " + std::to_string(unknown) +
+        " spot or preemptible offers without interruption data, ranked as if never interrupted "
+        "(add some: epochcost catalog import FILE --format aws-spot-advisor or interruptions).\n";
   out += DroppedSummary(r.dropped);
   return out;
 }
@@ -129,9 +130,10 @@ std::string RecommendCsv(const pricing::Recommendation& r, int top) {
     out << i + 1 << "," << q(o.offer.instance.name) << "," << o.offer.instance.provider << ","
         << o.offer.region << "," << Kind(o) << "," << q(o.accelerators) << "," << o.batch << ","
         << Number("%.6g", o.offer.price.value()) << "," << Number("%.6g", o.epoch.seconds()) << ","
-        << Number("%.6g", o.usd_per_epoch.value()) << "," << Number("%.6g", o.total_time.hours()) << ","
-        << Number("%.6g", o.total_usd.value()) << "," << Number("%.4g", o.preemption.overhead) << ","
-        << (o.pareto ? "true" : "false") << "," << q(o.source) << "\n";
+        << Number("%.6g", o.usd_per_epoch.value()) << "," << Number("%.6g", o.total_time.hours())
+        << "," << Number("%.6g", o.total_usd.value()) << ","
+        << Number("%.4g", o.preemption.overhead) << "," << (o.pareto ? "true" : "false") << ","
+        << q(o.source) << "\n";
   }
   return out.str();
 }
@@ -154,7 +156,8 @@ std::string RecommendSvg(const pricing::Recommendation& r, const std::string& ti
   std::sort(front.begin(), front.end(),
             [](auto* a, auto* b) { return a->epoch < b->epoch; });
   s << "<polyline fill=\"none\" stroke=\"#d62728\" stroke-width=\"1.5\" points=\"";
-  for (auto* o : front) s << plot.X(o->epoch.seconds()) << "," << plot.Y(o->usd_per_epoch.value()) << " ";
+  for (auto* o : front)
+    s << plot.X(o->epoch.seconds()) << "," << plot.Y(o->usd_per_epoch.value()) << " ";
   s << "\"/>\n";
   for (size_t i = r.ranked.size(); i-- > 0;) {
     const auto& o = r.ranked[i];

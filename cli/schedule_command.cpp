@@ -143,7 +143,8 @@ int Schedule(const ScheduleOptions& o) {
                 c->billed_per_run.seconds(), (req.runtime + req.boot).seconds());
   std::cout << head;
   char disk[64], sched[64], fns[96];
-  std::snprintf(disk, sizeof disk, "%g GB, all month", std::max(req.disk_gb, req.fees.disk_minimum_gb));
+  std::snprintf(disk, sizeof disk, "%g GB, all month",
+                std::max(req.disk_gb, req.fees.disk_minimum_gb));
   std::snprintf(sched, sizeof sched, "%d rules", req.scheduler_jobs);
   std::snprintf(fns, sizeof fns, "%d calls of %.0f s per run", req.function_calls,
                 req.function_time.seconds());
@@ -156,7 +157,8 @@ int Schedule(const ScheduleOptions& o) {
                                                 {"Always on", Dollars(c->always_on),
                                                  "the VM all month, and its disk"}};
   std::cout << RenderTable(rows, {false, true, false});
-  if (!req.fees.source.empty()) std::cout << "fees: data/fees/fees.csv, " << req.fees.source << "\n";
+  if (!req.fees.source.empty())
+    std::cout << "fees: data/fees/fees.csv, " << req.fees.source << "\n";
   return kExitOk;
 }
 

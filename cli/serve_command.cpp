@@ -1,5 +1,5 @@
-// `epochcost serve MODEL --qps Q`: the cheapest clusters of each catalog offer that serve Q requests
-// per second within a p95 latency (pricing/serving.h, docs/serving.md).
+// `epochcost serve MODEL --qps Q`: the cheapest clusters of each catalog offer that serve Q
+// requests per second within a p95 latency (pricing/serving.h, docs/serving.md).
 #include <fstream>
 #include <iostream>
 #include <optional>
@@ -123,9 +123,11 @@ int Serve(const ServeOptions& o) {
   if (!model.ok()) return ReportError(model.status());
   pricing::ServeRequest req;
   req.model = &*model;
-  Result<LoweringOptions> cpu = ResolveLowering(o.lowering, *model, 1, nullptr, LoweringTarget::kCpu);
+  Result<LoweringOptions> cpu =
+      ResolveLowering(o.lowering, *model, 1, nullptr, LoweringTarget::kCpu);
   if (!cpu.ok()) return ReportError(cpu.status());
-  Result<LoweringOptions> gpu = ResolveLowering(o.lowering, *model, 1, nullptr, LoweringTarget::kGpu);
+  Result<LoweringOptions> gpu =
+      ResolveLowering(o.lowering, *model, 1, nullptr, LoweringTarget::kGpu);
   if (!gpu.ok()) return ReportError(gpu.status());
   req.cpu_lowering = *cpu;
   req.gpu_lowering = *gpu;

@@ -69,7 +69,8 @@ struct Market {
 Result<Market> OpenMarket(const MarketInputs& in);
 // "N offers priced only before ... left out (...); --as-of DATE ranks past prices.\n", or empty.
 std::string StaleNote(const Market& m);
-// --cloud, --kind (described by `kind_help`), --region, --as-of, --framework, --catalog, --profiles.
+// --cloud, --kind (described by `kind_help`), --region, --as-of, --framework, --catalog,
+// --profiles.
 void AddMarketOptions(CLI::App* app, MarketInputs* in, const std::string& kind_help);
 
 }  // namespace epochcost::cli

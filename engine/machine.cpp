@@ -209,8 +209,10 @@ Result<MachinePrediction> PredictOnMachine(const Model& model, LoweringOptions o
     const double spare = (out.capacity - out.memory.total()).value();
     const double per = step.memory_per_sample;
     out.largest_batch =
-        per <= 0 ? 0
-                 : std::max<int64_t>(0, options.batch + static_cast<int64_t>(std::floor(spare / per))) * n;
+        per <= 0
+            ? 0
+            : std::max<int64_t>(0, options.batch + static_cast<int64_t>(std::floor(spare / per))) *
+                  n;
   }
   return out;
 }

@@ -61,7 +61,8 @@ std::string_view DtName(DType t) {
 }
 
 Result<DType> ParseDt(std::string_view s) {
-  for (DType t : {DType::kFloat32, DType::kTFloat32, DType::kBFloat16, DType::kFloat16, DType::kInt32, DType::kInt64})
+  for (DType t : {DType::kFloat32, DType::kTFloat32, DType::kBFloat16, DType::kFloat16,
+                  DType::kInt32, DType::kInt64})
     if (DtName(t) == s) return t;
   return Status::InvalidArgument("unknown data type '" + std::string(s) + "'");
 }

@@ -52,7 +52,8 @@ class [[nodiscard]] Status {
 
  private:
   // A message is one line whatever text it quotes: control characters are escaped ("\n").
-  Status(StatusCode code, std::string message) : code_(code), message_(OneLine(std::move(message))) {}
+  Status(StatusCode code, std::string message)
+      : code_(code), message_(OneLine(std::move(message))) {}
   static std::string OneLine(std::string m) {
     static constexpr char kHex[] = "0123456789abcdef";
     std::string out;

@@ -26,7 +26,9 @@ std::string MachineKey(const Machine& m) {
 }
 
 std::string Accelerators(const Machine& m) {
-  if (m.gpus > 0) return std::to_string(m.gpus) + " x " + (m.gpu->short_name.empty() ? m.gpu->name : m.gpu->short_name);
+  if (m.gpus > 0)
+    return std::to_string(m.gpus) + " x " +
+           (m.gpu->short_name.empty() ? m.gpu->name : m.gpu->short_name);
   char buf[128];
   std::snprintf(buf, sizeof buf, "%g vCPU %s", m.vcpus,
                 m.cpu ? m.cpu->core_uarch.c_str() : "?");

@@ -1,6 +1,7 @@
-// A recurring job on a VM that a scheduler starts, that runs, and that is stopped (docs/schedule.md):
-// its monthly cost against keeping the same VM always on. Durations and cron expressions are
-// parsed here; the fees a job pays beside the VM come from data/fees (by provider and date).
+// A recurring job on a VM that a scheduler starts, that runs, and that is stopped
+// (docs/schedule.md): its monthly cost against keeping the same VM always on. Durations and cron
+// expressions are parsed here; the fees a job pays beside the VM come from data/fees (by provider
+// and date).
 #ifndef EPOCHCOST_PRICING_SCHEDULE_H_
 #define EPOCHCOST_PRICING_SCHEDULE_H_
 

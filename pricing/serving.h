@@ -1,6 +1,6 @@
-// Serving capacity (docs/serving.md): for each catalog offer, the smallest cluster of its nodes that
-// serves a request rate within a p95 latency, from forward-only op times (measured or scaled, as
-// for training), with dynamic batching, replicas sharing a node, and nodes adding less than a
+// Serving capacity (docs/serving.md): for each catalog offer, the smallest cluster of its nodes
+// that serves a request rate within a p95 latency, from forward-only op times (measured or scaled,
+// as for training), with dynamic batching, replicas sharing a node, and nodes adding less than a
 // whole node's throughput each. Ranked by monthly cost.
 #ifndef EPOCHCOST_PRICING_SERVING_H_
 #define EPOCHCOST_PRICING_SERVING_H_

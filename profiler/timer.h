@@ -10,8 +10,8 @@
 
 namespace epochcost::profiler {
 
-// Order statistics and mean of `samples` (seconds), which must not be empty. Percentiles interpolate
-// linearly between order statistics (numpy's default).
+// Order statistics and mean of `samples` (seconds), which must not be empty. Percentiles
+// interpolate linearly between order statistics (numpy's default).
 Measurement Summarize(std::vector<double> samples);
 
 // Times `run`; `before`, when set, runs ahead of every run (warm-up ones too) and is not timed:

@@ -66,7 +66,8 @@ std::vector<std::pair<std::string, std::vector<const RunResult*>>> GroupsOf(
   for (const RunResult& r : results) {
     const std::string k = key(r);
     if (k.empty()) continue;
-    auto it = std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == k; });
+    auto it =
+        std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == k; });
     if (it == groups.end()) it = groups.insert(groups.end(), {k, {}});
     it->second.push_back(&r);
   }
@@ -74,8 +75,8 @@ std::vector<std::pair<std::string, std::vector<const RunResult*>>> GroupsOf(
 }
 
 std::string BuildOf(const RunRecord& r) {
-  return r.model + " (" + r.framework + (r.framework_version.empty() ? "" : " " + r.framework_version) +
-         ")";
+  return r.model + " (" + r.framework +
+         (r.framework_version.empty() ? "" : " " + r.framework_version) + ")";
 }
 
 }  // namespace
@@ -105,7 +106,8 @@ std::string ModelFamily(const Model& model) {
 
 std::string RunLabel(const RunRecord& r) {
   std::string s = r.label.empty() ? r.target : r.label;
-  if (r.threads > 0) s += ", " + std::to_string(r.threads) + (r.threads == 1 ? " thread" : " threads");
+  if (r.threads > 0)
+    s += ", " + std::to_string(r.threads) + (r.threads == 1 ? " thread" : " threads");
   return s;
 }
 
@@ -128,7 +130,8 @@ ValidationReport Summarise(std::vector<RunResult> results) {
         return std::pair(*r.predicted_usd, *r.measured_usd);
       }));
   const auto unpriced = GroupsOf(report.results, [](const RunResult& r) {
-    return r.predicted_usd || r.measured_usd ? std::string() : BuildOf(r.run) + " " + r.run.precision;
+    return r.predicted_usd || r.measured_usd ? std::string()
+                                             : BuildOf(r.run) + " " + r.run.precision;
   });
   for (const auto& [key, rs] : unpriced)
     if (rs.size() >= 2)

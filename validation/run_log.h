@@ -47,9 +47,10 @@ struct RunRecord {
 
 // Reads a run log. Required columns: model, target, batch, samples, seconds_per_epoch,
 // framework; the others of RunRecord are optional. A file in the published-runs format
-// (validation/published_runs.h: instance_type and batch_size, no target) is read as that. A record with an empty, non-numeric or
-// non-positive number, or an unknown kind or precision, is an error naming FILE:LINE and the
-// column; with `skip_bad` it is reported in `skipped` instead and the rest are read.
+// (validation/published_runs.h: instance_type and batch_size, no target) is read as that. A record
+// with an empty, non-numeric or non-positive number, or an unknown kind or precision, is an error
+// naming FILE:LINE and the column; with `skip_bad` it is reported in `skipped` instead and the rest
+// are read.
 struct RunLog {
   std::vector<RunRecord> runs;
   std::vector<std::string> skipped;

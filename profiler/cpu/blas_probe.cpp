@@ -123,7 +123,8 @@ Result<Measurement> MeasureInFreshProcess(const OpSignature& sig, const MeasureO
 
 int BlasProbeMain(int argc, char** argv) {
   if (argc != 6)
-    return ProbeError("usage: epochcost-blas-probe THREADS WARMUP MIN_REPEATS MIN_SECONDS SIGNATURE");
+    return ProbeError(
+        "usage: epochcost-blas-probe THREADS WARMUP MIN_REPEATS MIN_SECONDS SIGNATURE");
   MeasureOptions options;
   double min_seconds = 0;
   if (!ParseNumber(argv[1], &options.threads) || options.threads <= 0)

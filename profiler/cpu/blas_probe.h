@@ -9,10 +9,10 @@
 // buffer had been written (memset); madvise(MADV_DONTNEED) on the buffer brought back 19.9 ms.
 // perf's samples fall in OpenBLAS's sgemm micro-kernel either way, not in its packing, and the
 // kernel is called with the same arguments and buffer addresses (a likely cause: its prefetches
-// past the packed panel find unmapped pages). So a product's time depends on the largest products its process ran
-// before: in PyTorch's training step they are the model's own (its steady state there took
-// 7.0, 13.7 and 20.8 ms for that layer's forward, data and weight gradients; the same products
-// timed after larger ones, as the profiler's single process used to, 6.3, 6.6 and 6.3 ms).
+// past the packed panel find unmapped pages). So a product's time depends on the largest products
+// its process ran before: in PyTorch's training step they are the model's own (its steady state
+// there took 7.0, 13.7 and 20.8 ms for that layer's forward, data and weight gradients; the same
+// products timed after larger ones, as the profiler's single process used to, 6.3, 6.6 and 6.3 ms).
 //
 // The profiler therefore times each such product in a new process (the epochcost-blas-probe
 // program) whose BLAS has run nothing but the layer's forward, data-gradient and weight-gradient

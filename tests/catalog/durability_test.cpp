@@ -256,7 +256,8 @@ TEST_F(DurabilityTest, TwoImportersAndReadersAtOnce) {
     Wait(reader);
     for (auto [status, log] : {std::pair{status_a, "a.log"}, std::pair{status_b, "b.log"}}) {
       const std::string out = Slurp(Path(log));
-      ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0) << "round " << round << ": " << out;
+      ASSERT_TRUE(WIFEXITED(status) && WEXITSTATUS(status) == 0)
+          << "round " << round << ": " << out;
       EXPECT_EQ(out.find("locked"), std::string::npos) << out;
     }
     std::unique_ptr<Database> db = *Database::Open(catalog_);

@@ -65,7 +65,8 @@ TEST(AnalysisTest, FlattenIsAViewSoItsInputIsKept) {
 
 TEST(AnalysisTest, RejectsBadBatchAndIntegerPrecision) {
   Result<Model> m = LoadZooModel("mnist_mlp");
-  EXPECT_EQ(Analyze(*m, {.batch = 0}).status().message(), "batch must be from 1 to 16777216, got 0");
+  EXPECT_EQ(Analyze(*m, {.batch = 0}).status().message(),
+            "batch must be from 1 to 16777216, got 0");
   // An absurd batch is refused, not overflowed (found by giving --batch 100000000000).
   EXPECT_EQ(Analyze(*m, {.batch = kMaxBatch + 1}).status().message(),
             "batch must be from 1 to 16777216, got 16777217");

@@ -43,8 +43,11 @@ TEST(ModelLimitsTest, AbsurdSizesAreRefusedNotOverflowed) {
     "training": {"batch": 1, "samples": 1}, "layers": [)";
   const std::string loss = R"(, {"name": "l", "kind": "loss", "inputs": ["d"]}]})";
   // An input of 784 billion values per sample used to be accepted and counted.
-  Result<Model> huge = ParseModelJson(head + R"({"name": "x", "kind": "input", "shape": [784000000000]},
-    {"name": "d", "kind": "dense", "inputs": ["x"], "units": 4})" + loss, "m.json");
+  Result<Model> huge =
+      ParseModelJson(head + R"({"name": "x", "kind": "input", "shape": [784000000000]},
+    {"name": "d", "kind": "dense", "inputs": ["x"], "units": 4})" +
+                         loss,
+                     "m.json");
   ASSERT_FALSE(huge.ok());
   EXPECT_EQ(huge.status().message(),
             "m.json: model 'm': layer 'x' (input): shape 784000000000 is absurd (at most "
@@ -55,8 +58,11 @@ TEST(ModelLimitsTest, AbsurdSizesAreRefusedNotOverflowed) {
   EXPECT_EQ(wide.status().message(),
             "m.json: model 'm': layer 'd' (dense): units 100000000 is absurd (at most 16777216)");
   // Each dimension is fine, their product is not.
-  Result<Model> product = ParseModelJson(head + R"({"name": "x", "kind": "input", "shape": [65536, 65536]},
-    {"name": "d", "kind": "dense", "inputs": ["x"], "units": 4})" + loss, "m.json");
+  Result<Model> product =
+      ParseModelJson(head + R"({"name": "x", "kind": "input", "shape": [65536, 65536]},
+    {"name": "d", "kind": "dense", "inputs": ["x"], "units": 4})" +
+                         loss,
+                     "m.json");
   ASSERT_FALSE(product.ok());
   EXPECT_EQ(product.status().message(),
             "m.json: model 'm': layer 'x' (input): output (None, 65536, 65536) is absurd (more "

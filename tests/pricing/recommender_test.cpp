@@ -36,7 +36,8 @@ TEST(ParetoTest, OnlyUnbeatenOffersAreMarked) {
     o.total_usd = Usd::FromDollars(usd);
     return o;
   };
-  std::vector<RankedOffer> v = {offer(1, 10), offer(2, 5), offer(2, 6), offer(3, 5), offer(0.5, 20)};
+  std::vector<RankedOffer> v = {offer(1, 10), offer(2, 5), offer(2, 6), offer(3, 5),
+                                offer(0.5, 20)};
   MarkPareto(&v);
   EXPECT_TRUE(v[0].pareto);
   EXPECT_TRUE(v[1].pareto);
