@@ -87,6 +87,7 @@ int Recommend(const RecommendOptions& o) {
   Result<Market> market = OpenMarket(o.market);
   if (!market.ok()) return ReportError(market.status());
   req.corrections = market->corrections;
+  req.every_region = o.market.all_regions;
   const catalog::CatalogStore& catalog = *market->catalog;
   auto interruptions = [&catalog](const catalog::Offer& of) {
     return catalog.InterruptionForOffer(of);

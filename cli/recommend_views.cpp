@@ -35,18 +35,19 @@ std::string RecommendTable(const pricing::Recommendation& r, int top, double epo
        "Hours", "$ total", "Preempt.", "Pareto", "Source"}};
   for (size_t i = 0; i < Count(r, top); ++i) {
     const pricing::RankedOffer& o = r.ranked[i];
-    rows.push_back({std::to_string(i + 1), o.machine, o.offer.region, Kind(o), o.accelerators,
-                    std::to_string(o.batch), Number("%.4f", o.offer.price.value()),
-                    Number("%.1f", o.epoch.seconds()), Number("%.4g", o.usd_per_epoch.value()),
-                    Number("%.3g", o.total_time.hours()), Number("%.4g", o.total_usd.value()),
-                    Preemption(o),
-                    o.pareto ? "*" : "", o.source});
+    rows.push_back({std::to_string(i + 1), o.machine, RegionCell(o.offer.region, o.other_regions),
+                    Kind(o), o.accelerators, std::to_string(o.batch),
+                    Number("%.4f", o.offer.price.value()), Number("%.1f", o.epoch.seconds()),
+                    Number("%.4g", o.usd_per_epoch.value()), Number("%.3g", o.total_time.hours()),
+                    Number("%.4g", o.total_usd.value()), Preemption(o), o.pareto ? "*" : "",
+                    o.source});
   }
   std::string out = RenderTable(rows, {true, false, false, false, false, true, true, true, true,
                                        true, true, true, false, false});
   out += std::to_string(r.ranked.size()) + " offers ranked by $/epoch; totals for " +
          Number("%g", epochs) + " epochs under each provider's billing rule; * = Pareto-optimal "
          "(no offer both faster and cheaper).\n";
+  out += FoldNote(r.ranked.size(), r.offers);
   const auto unknown = std::count_if(r.ranked.begin(), r.ranked.end(),
                                      [](const auto& o) { return !o.interruptions_known; });
   if (unknown > 0)
@@ -56,6 +57,17 @@ std::string RecommendTable(const pricing::Recommendation& r, int top, double epo
         "(add some: epochcost catalog import FILE --format aws-spot-advisor or interruptions).\n";
   out += DroppedSummary(r.dropped);
   return out;
+}
+
+std::string RegionCell(const std::string& region, int other_regions) {
+  return other_regions > 0 ? region + " +" + std::to_string(other_regions) : region;
+}
+
+std::string FoldNote(size_t rows, size_t offers) {
+  if (rows >= offers) return "";
+  return "Each machine and price kind at its cheapest region; +N: N more regions offer it, none "
+         "cheaper (--all-regions lists all " +
+         Thousands(static_cast<int64_t>(offers)) + " offers).\n";
 }
 
 std::string DroppedSummary(const std::vector<pricing::DroppedOffer>& dropped) {
@@ -96,6 +108,7 @@ std::string RecommendJson(const pricing::Recommendation& r, int top) {
     j.push_back({{"instance", o.offer.instance.name},
                  {"provider", o.offer.instance.provider},
                  {"region", o.offer.region},
+                 {"other_regions", o.other_regions},
                  {"kind", Kind(o)},
                  {"accelerators", o.accelerators},
                  {"gpus", o.gpus},
@@ -119,7 +132,7 @@ std::string RecommendJson(const pricing::Recommendation& r, int top) {
 std::string RecommendCsv(const pricing::Recommendation& r, int top) {
   std::ostringstream out;
   out << "rank,instance,provider,region,kind,accelerators,batch,usd_per_hour,epoch_seconds,"
-         "usd_per_epoch,total_hours,total_usd,preemption_overhead,pareto,source\n";
+         "usd_per_epoch,total_hours,total_usd,preemption_overhead,pareto,source,other_regions\n";
   auto q = [](const std::string& s) {
     std::string e = "\"";
     for (char c : s) e += c == '"' ? std::string("\"\"") : std::string(1, c);
@@ -133,7 +146,7 @@ std::string RecommendCsv(const pricing::Recommendation& r, int top) {
         << Number("%.6g", o.usd_per_epoch.value()) << "," << Number("%.6g", o.total_time.hours())
         << "," << Number("%.6g", o.total_usd.value()) << ","
         << Number("%.4g", o.preemption.overhead) << "," << (o.pareto ? "true" : "false") << ","
-        << q(o.source) << "\n";
+        << q(o.source) << "," << o.other_regions << "\n";
   }
   return out.str();
 }

@@ -40,8 +40,8 @@ std::string Table(const pricing::ServingPlan& plan, size_t top) {
        "p95 ms", "Capacity/s", "$/month", "$/M req", "Source"}};
   for (size_t i = 0; i < plan.ranked.size() && i < top; ++i) {
     const pricing::ServingOffer& s = plan.ranked[i];
-    rows.push_back({std::to_string(i + 1), s.machine, s.offer.region, Kind(s), s.accelerators,
-                    std::to_string(s.nodes), std::to_string(s.replicas),
+    rows.push_back({std::to_string(i + 1), s.machine, RegionCell(s.offer.region, s.other_regions),
+                    Kind(s), s.accelerators, std::to_string(s.nodes), std::to_string(s.replicas),
                     std::to_string(s.batch), Number("%.1f", s.p95.milliseconds()),
                     Number("%.0f", s.capacity), Number("%.2f", s.monthly.dollars()),
                     Number("%.3f", s.usd_per_million), s.source});
@@ -56,6 +56,7 @@ nlohmann::ordered_json Json(const pricing::ServingPlan& plan, size_t top) {
     const pricing::ServingOffer& s = plan.ranked[i];
     a.push_back({{"instance", s.machine},
                  {"region", s.offer.region},
+                 {"other_regions", s.other_regions},
                  {"kind", Kind(s)},
                  {"accelerators", s.accelerators},
                  {"nodes", s.nodes},
@@ -74,13 +75,14 @@ nlohmann::ordered_json Json(const pricing::ServingPlan& plan, size_t top) {
 std::string Csv(const pricing::ServingPlan& plan, size_t top) {
   std::ostringstream out;
   out << "rank,instance,region,kind,accelerators,nodes,replicas_per_node,batch,p95_seconds,"
-         "capacity_per_second,usd_per_month,usd_per_million_requests\n";
+         "capacity_per_second,usd_per_month,usd_per_million_requests,other_regions\n";
   for (size_t i = 0; i < plan.ranked.size() && i < top; ++i) {
     const pricing::ServingOffer& s = plan.ranked[i];
     out << i + 1 << "," << s.machine << "," << s.offer.region << "," << Kind(s) << ",\""
         << s.accelerators << "\"," << s.nodes << "," << s.replicas << "," << s.batch << ","
         << Number("%.6g", s.p95.seconds()) << "," << Number("%.6g", s.capacity) << ","
-        << Number("%.6g", s.monthly.dollars()) << "," << Number("%.6g", s.usd_per_million) << "\n";
+        << Number("%.6g", s.monthly.dollars()) << "," << Number("%.6g", s.usd_per_million) << ","
+        << s.other_regions << "\n";
   }
   return out.str();
 }
@@ -143,6 +145,7 @@ int Serve(const ServeOptions& o) {
   Result<Market> market = OpenMarket(o.market);
   if (!market.ok()) return ReportError(market.status());
   req.corrections = market->corrections;
+  req.every_region = o.market.all_regions;
   Result<pricing::ServingPlan> plan =
       pricing::PlanServing(req, market->offers, market->refs, MachineOf);
   if (!plan.ok()) return ReportError(plan.status());
@@ -161,13 +164,13 @@ int Serve(const ServeOptions& o) {
               << (o.p95_ms ? ", p95 <= " + Number("%g", *o.p95_ms) + " ms" : "")
               << ", batches up to " << o.max_batch << ", "
               << (o.replicas ? std::to_string(*o.replicas) + " replica(s) per node"
-                                 : "a replica per GPU (per CPU node)")
+                             : "a replica per GPU (per CPU node)")
               << ", each node after the first adds " << Number("%.0f%%", 100 * o.node_efficiency)
               << "\n"
-              << market->calibrated
-              << Table(*plan, top) << plan->ranked.size()
+              << market->calibrated << Table(*plan, top) << plan->ranked.size()
               << " offers can serve it, ranked by monthly cost (730 h).\n"
-              << Dropped(*plan) << StaleNote(*market);
+              << FoldNote(plan->ranked.size(), plan->offers) << Dropped(*plan)
+              << StaleNote(*market);
   }
   return kExitOk;
 }

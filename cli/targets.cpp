@@ -276,6 +276,9 @@ void AddMarketOptions(CLI::App* app, MarketInputs* in, const std::string& kind_h
                   "aws, gcp, azure, lambda (repeat or comma-separate)");
   app->add_option("--kind", in->selection.kinds, kind_help);
   app->add_option("--region", in->selection.regions, "Regions (comma-separated)");
+  app->add_flag("--all-regions", in->all_regions,
+                "List every region's offer (default: each machine and price kind once, at its "
+                "cheapest region)");
   app->add_option("--as-of", in->selection.as_of,
                   "Prices and billing rules in force on this date (YYYY-MM-DD)");
   app->add_option(

@@ -54,6 +54,7 @@ Result<std::vector<catalog::Offer>> SelectOffers(const catalog::CatalogStore& ca
 struct MarketInputs {
   std::string catalog, profiles, framework;  // empty: default paths, no calibration
   OfferSelection selection;
+  bool all_regions = false;  // rank every region's offer, not each machine and kind once
 };
 struct Market {
   std::unique_ptr<catalog::CatalogStore> catalog;
@@ -69,8 +70,8 @@ struct Market {
 Result<Market> OpenMarket(const MarketInputs& in);
 // "N offers priced only before ... left out (...); --as-of DATE ranks past prices.\n", or empty.
 std::string StaleNote(const Market& m);
-// --cloud, --kind (described by `kind_help`), --region, --as-of, --framework, --catalog,
-// --profiles.
+// --cloud, --kind (described by `kind_help`), --region, --all-regions, --as-of, --framework,
+// --catalog, --profiles.
 void AddMarketOptions(CLI::App* app, MarketInputs* in, const std::string& kind_help);
 
 }  // namespace epochcost::cli

@@ -5,6 +5,7 @@
 #include <map>
 
 #include "pricing/billing.h"
+#include "pricing/regions.h"
 
 namespace epochcost::pricing {
 namespace {
@@ -156,6 +157,8 @@ Result<Recommendation> Recommend(
                        return a.usd_per_epoch < b.usd_per_epoch;
                      return a.epoch < b.epoch;
                    });
+  out.offers = out.ranked.size();
+  if (!r.every_region) FoldRegions(&out.ranked);
   MarkPareto(&out.ranked);
   for (const auto& [machine, reason] : dropped) out.dropped.push_back({machine, reason});
   return out;

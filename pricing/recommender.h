@@ -32,6 +32,7 @@ struct RecommendRequest {
   std::optional<Seconds> per_op_overhead;  // on every machine
   VectorIsa isa = VectorIsa::kNative;      // CPU offers: the framework build's vector set
   Corrections corrections;  // a framework's calibration (its overhead yields to per_op_overhead)
+  bool every_region = false;  // false: one offer per machine and price kind (pricing/regions.h)
 };
 
 struct RankedOffer {
@@ -51,6 +52,7 @@ struct RankedOffer {
   Seconds baseline_epoch;  // --batch auto: the epoch at the requested batch, for comparison
   std::string source;
   bool pareto = false;
+  int other_regions = 0;  // other regions offering this machine and kind, folded into this row
 };
 
 struct DroppedOffer {
@@ -60,6 +62,7 @@ struct DroppedOffer {
 
 struct Recommendation {
   std::vector<RankedOffer> ranked;  // cheapest per epoch first
+  size_t offers = 0;                // offers ranked, before one per machine and kind was kept
   std::vector<DroppedOffer> dropped;  // one per machine and reason
 };
 

@@ -5,6 +5,7 @@
 
 #include "engine/memory.h"
 #include "pricing/recommender.h"
+#include "pricing/regions.h"
 #include "pricing/schedule.h"
 
 namespace epochcost::pricing {
@@ -154,6 +155,8 @@ Result<ServingPlan> PlanServing(
                      if (a.monthly != b.monthly) return a.monthly < b.monthly;
                      return a.p95 < b.p95;
                    });
+  plan.offers = plan.ranked.size();
+  if (!r.every_region) FoldRegions(&plan.ranked);
   return plan;
 }
 

@@ -29,6 +29,7 @@ struct ServeRequest {
   std::optional<Seconds> per_op_overhead;
   VectorIsa isa = VectorIsa::kNative;  // CPU offers: the framework build's vector set
   Corrections corrections;  // a framework's calibration (docs/calibration.md)
+  bool every_region = false;  // false: one offer per machine and price kind (pricing/regions.h)
 };
 
 // The latency and capacity of one replica serving batches of `batch`, each taking `service`
@@ -60,10 +61,12 @@ struct ServingOffer {
   Usd monthly;          // nodes x price x 730 h
   double usd_per_million = 0;
   std::string source;
+  int other_regions = 0;  // other regions offering this machine and kind, folded into this row
 };
 
 struct ServingPlan {
   std::vector<ServingOffer> ranked;          // by monthly cost
+  size_t offers = 0;                         // offers ranked, before the fold of regions
   std::map<std::string, std::string> dropped;  // machine -> why it cannot serve
 };
 

@@ -1,9 +1,12 @@
-// Preemption cost, Pareto front and ranking.
+// Preemption cost, Pareto front, ranking and the fold of regions.
+#include "pricing/recommender.h"
+
 #include <gtest/gtest.h>
 
 #include <cmath>
 
-#include "pricing/recommender.h"
+#include "pricing/regions.h"
+#include "pricing/serving.h"
 
 namespace epochcost::pricing {
 namespace {
@@ -44,6 +47,45 @@ TEST(ParetoTest, OnlyUnbeatenOffersAreMarked) {
   EXPECT_FALSE(v[2].pareto);  // beaten by (2, 5)
   EXPECT_FALSE(v[3].pareto);  // beaten by (2, 5)
   EXPECT_TRUE(v[4].pareto);
+}
+
+// Offers ranked best first; one row per machine and price kind stays, the first, counting the
+// other regions it stands for (a region offered twice, as AWS spot prices by zone, counts once).
+TEST(FoldRegionsTest, KeepsTheFirstOfEachMachineAndKindAndCountsOtherRegions) {
+  auto offer = [](std::string machine, catalog::PriceKind kind, std::string region) {
+    RankedOffer o;
+    o.machine = std::move(machine);
+    o.offer.kind = kind;
+    o.offer.region = std::move(region);
+    return o;
+  };
+  using enum catalog::PriceKind;
+  std::vector<RankedOffer> v = {
+      offer("azure:T4", kSpot, "eastus2"),   offer("aws:g4dn", kSpot, "us-west-2"),
+      offer("azure:T4", kSpot, "westus3"),   offer("azure:T4", kOnDemand, "eastus2"),
+      offer("aws:g4dn", kSpot, "us-west-2"), offer("azure:T4", kSpot, "westus3"),
+      offer("azure:T4", kSpot, "centralus"), offer("azure:T4", kOnDemand, "westus")};
+  FoldRegions(&v);
+  ASSERT_EQ(v.size(), 3u);
+  EXPECT_EQ(v[0].machine, "azure:T4");
+  EXPECT_EQ(v[0].offer.region, "eastus2");
+  EXPECT_EQ(v[0].other_regions, 2);  // westus3 (twice) and centralus
+  EXPECT_EQ(v[1].machine, "aws:g4dn");
+  EXPECT_EQ(v[1].other_regions, 0);  // us-west-2 again: a zone, not a region
+  EXPECT_EQ(v[2].offer.kind, kOnDemand);
+  EXPECT_EQ(v[2].other_regions, 1);
+}
+
+TEST(FoldRegionsTest, FoldsServingOffersToo) {
+  std::vector<ServingOffer> v(3);
+  v[0].machine = v[1].machine = "aws:c6a.large";
+  v[0].offer.region = "us-east-1";
+  v[1].offer.region = "us-west-2";
+  v[2].machine = "gcp:n2d-standard-2";
+  FoldRegions(&v);
+  ASSERT_EQ(v.size(), 2u);
+  EXPECT_EQ(v[0].other_regions, 1);
+  EXPECT_EQ(v[1].machine, "gcp:n2d-standard-2");
 }
 
 }  // namespace
