@@ -1,12 +1,13 @@
 // `epochcost predict MODEL --on TARGET`: step and epoch time on a measured device (its op times
 // from `epochcost profile`) or on any other machine (scaled, cli/prediction.h), with the largest
-// ops and where each time came from.
+// ops, where each time came from, and the error the shipped run logs show for that path.
 #include <iostream>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "cli/format.h"
 #include "cli/prediction.h"
+#include "cli/run_inputs.h"
 
 namespace epochcost::cli {
 namespace {
@@ -63,8 +64,43 @@ void JsonCalibration(const Prediction& p, nlohmann::ordered_json* j) {
                          {"fitted_at", p.calibration->fitted_at}};
 }
 
+// "same device, cpu": the path a prediction took, as `validate` groups its runs.
+std::string PathName(const Prediction& p) { return p.path + ", " + (p.gpu ? "gpu" : "cpu"); }
+
+// The error the shipped run logs show for the prediction's path (DESIGN's honesty rule).
+std::string RecordLine(const Prediction& p, const Result<PathRecord>& r) {
+  const std::string head = "validation of this path (" + PathName(p) + "): ";
+  if (!r.ok()) return head + "not computed: " + r.status().message() + "\n";
+  const validation::GroupSummary& s = r->summary;
+  if (s.runs == 0) return head + "no shipped run takes it, so its error is unknown\n";
+  std::string frameworks, logs;
+  for (const std::string& f : r->frameworks) frameworks += (frameworks.empty() ? "" : ", ") + f;
+  for (const std::string& l : r->logs) logs += " " + l;
+  char figures[160];
+  std::snprintf(figures, sizeof figures,
+                "%d shipped runs, MAPE %.1f%%, worst %+.1f%%, %d within 10%%, uncalibrated", s.runs,
+                s.mape, s.worst, s.within_10);
+  return head + figures + " (" + frameworks + "; epochcost validate" + logs + ")\n";
+}
+
+nlohmann::ordered_json RecordJson(const Prediction& p, const Result<PathRecord>& r) {
+  nlohmann::ordered_json j = {{"path", p.path}, {"device_kind", p.gpu ? "gpu" : "cpu"}};
+  if (!r.ok()) {
+    j["error"] = r.status().message();
+    return j;
+  }
+  const bool any = r->summary.runs > 0;  // none: the error is unknown, not 0
+  j["runs"] = r->summary.runs;
+  j["mape_percent"] = any ? nlohmann::ordered_json(r->summary.mape) : nullptr;
+  j["worst_percent"] = any ? nlohmann::ordered_json(r->summary.worst) : nullptr;
+  j["within_10_percent"] = r->summary.within_10;
+  j["logs"] = r->logs;
+  j["frameworks"] = r->frameworks;
+  return j;
+}
+
 // On the measured device: its own op times.
-int PrintMeasured(const PredictOptions& o, const Prediction& p) {
+int PrintMeasured(const PredictOptions& o, const Prediction& p, const Result<PathRecord>& record) {
   const EpochPrediction& e = p.epoch;
   if (o.json) {
     nlohmann::ordered_json j;
@@ -84,6 +120,7 @@ int PrintMeasured(const PredictOptions& o, const Prediction& p) {
     j["eval_step_seconds"] = e.eval_step.seconds();
     j["eval_steps"] = e.eval_steps;
     j["epoch_seconds"] = e.epoch.seconds();
+    j["validation"] = RecordJson(p, record);
     j["ops"] = OpsJson(e.ops);
     std::cout << j.dump(2) << "\n";
     return kExitOk;
@@ -104,7 +141,7 @@ int PrintMeasured(const PredictOptions& o, const Prediction& p) {
                 e.step_p90.milliseconds(), e.epoch.seconds(),
                 static_cast<long long>(e.steps_per_epoch), e.step.milliseconds(),
                 static_cast<long long>(e.eval_steps), e.eval_step.milliseconds());
-  std::cout << line;
+  std::cout << line << RecordLine(p, record);
   std::vector<std::vector<std::string>> rows = {
       {"Share", "ms/step", "Count", "GFLOP/s", "Op", "Source"}};
   for (size_t i = 0; i < e.ops.size() && static_cast<int>(i) < o.top; ++i) {
@@ -122,7 +159,7 @@ int PrintMeasured(const PredictOptions& o, const Prediction& p) {
 
 // A machine that was not measured: a catalog instance or a spec-table device, its op times
 // scaled from the store's measured device of the same kind (engine/machine.h).
-int PrintElsewhere(const PredictOptions& o, const Prediction& p) {
+int PrintElsewhere(const PredictOptions& o, const Prediction& p, const Result<PathRecord>& record) {
   const Machine& machine = *p.machine;
   const MachinePrediction& m = *p.on_machine;
   const EpochPrediction& e = p.epoch;
@@ -151,6 +188,7 @@ int PrintElsewhere(const PredictOptions& o, const Prediction& p) {
     j["capacity_bytes"] = m.capacity.value();
     j["fits"] = m.fits;
     j["largest_batch"] = m.largest_batch;
+    j["validation"] = RecordJson(p, record);
     j["ops"] = OpsJson(e.ops);
     std::cout << j.dump(2) << "\n";
     return kExitOk;
@@ -172,7 +210,7 @@ int PrintElsewhere(const PredictOptions& o, const Prediction& p) {
                 "step %.3f ms (compute %.3f ms%s, all-reduce %.3f ms of which %.3f ms exposed, "
                 "input %.3f ms)\n"
                 "epoch %.2f s = %lld steps x %.3f ms + %lld validation steps x %.3f ms\n"
-                "memory per device %s of %s%s; largest batch that fits: %lld\n",
+                "memory per device %s of %s%s; largest batch that fits: %s\n",
                 e.step.milliseconds(), m.compute_step.milliseconds(),
                 PerStepText(p, " with a per-step overhead of ").c_str(), m.allreduce.milliseconds(),
                 m.exposed_allreduce.milliseconds(), m.input_step.milliseconds(), e.epoch.seconds(),
@@ -180,8 +218,10 @@ int PrintElsewhere(const PredictOptions& o, const Prediction& p) {
                 static_cast<long long>(e.eval_steps), e.eval_step.milliseconds(),
                 Si(m.memory.total().value()).c_str(),
                 m.capacity.value() > 0 ? Si(m.capacity.value()).c_str() : "?",
-                m.fits ? "" : " (DOES NOT FIT)", static_cast<long long>(m.largest_batch));
-  std::cout << line << "source: " << m.source << "\n";
+                m.fits ? "" : " (DOES NOT FIT)",
+                // Without a capacity (a cpu:FAMILY:N target) no batch is known to fit.
+                m.capacity.value() > 0 ? std::to_string(m.largest_batch).c_str() : "?");
+  std::cout << line << "source: " << m.source << "\n" << RecordLine(p, record);
   std::vector<std::vector<std::string>> rows = {{"Share", "ms/step", "Count", "Op", "Source"}};
   for (size_t i = 0; i < e.ops.size() && static_cast<int>(i) < o.top; ++i) {
     const OpTiming& t = e.ops[i];
@@ -202,7 +242,9 @@ int Predict(PredictOptions o) {
   if (!predictor.ok()) return ReportError(predictor.status());
   Result<Prediction> p = (*predictor)->Predict(o.request);
   if (!p.ok()) return ReportError(p.status());
-  return p->measured ? PrintMeasured(o, *p) : PrintElsewhere(o, *p);
+  const Result<PathRecord> record =
+      ShippedRecordOf(p->path, p->gpu ? "gpu" : "cpu", o.profiles, o.catalog);
+  return p->measured ? PrintMeasured(o, *p, record) : PrintElsewhere(o, *p, record);
 }
 
 }  // namespace

@@ -1,8 +1,10 @@
 #include "cli/run_inputs.h"
 
+#include <algorithm>
 #include <iostream>
 
 #include "engine/file_util.h"
+#include "validation/statistics.h"
 
 namespace epochcost::cli {
 
@@ -122,6 +124,53 @@ Result<PredictedRuns> ReadAndPredict(const RunInputs& inputs, const std::string&
     out.runs.push_back({run, std::move(*p)});
   }
   for (const std::string& s : skipped) std::cerr << "epochcost: skipped " << s << "\n";
+  return out;
+}
+
+std::vector<validation::RunResult> ResultsOf(const PredictedRuns& predicted) {
+  std::vector<validation::RunResult> results;
+  for (const PredictedRun& p : predicted.runs) {
+    validation::RunResult x;
+    x.run = p.run;
+    x.run.batch = p.prediction.batch;  // a Keras log's default: the model's
+    x.run.samples = p.prediction.samples;
+    x.family = validation::ModelFamily(*p.prediction.model);
+    x.device_kind = p.prediction.gpu ? "gpu" : "cpu";
+    x.path = p.prediction.path;
+    x.predicted_seconds = p.prediction.epoch.epoch.seconds();
+    x.measured_seconds = p.run.seconds_per_epoch;
+    x.error_percent = validation::PercentError(x.predicted_seconds, x.measured_seconds);
+    if (p.run.usd_per_hour) {
+      x.predicted_usd = x.predicted_seconds / 3600 * *p.run.usd_per_hour;
+      x.measured_usd = x.measured_seconds / 3600 * *p.run.usd_per_hour;
+    }
+    results.push_back(std::move(x));
+  }
+  return results;
+}
+
+Result<PathRecord> ShippedRecordOf(const std::string& path, const std::string& device_kind,
+                                   const std::string& profiles, const std::string& catalog) {
+  RunInputs inputs;
+  for (const std::string& stem : validation::ShippedRunLogNames())
+    inputs.files.push_back("@" + stem);
+  Result<PredictedRuns> predicted = ReadAndPredict(inputs, profiles, catalog, false);
+  if (!predicted.ok()) return predicted.status();
+  const std::vector<validation::RunResult> results = ResultsOf(*predicted);
+  PathRecord out;
+  std::vector<const validation::RunResult*> on_path;
+  auto add_once = [](std::vector<std::string>* v, const std::string& s) {
+    if (std::find(v->begin(), v->end(), s) == v->end()) v->push_back(s);
+  };
+  for (const validation::RunResult& r : results) {
+    if (r.path != path || r.device_kind != device_kind) continue;
+    on_path.push_back(&r);
+    add_once(&out.logs, r.run.origin.substr(0, r.run.origin.rfind(':')));
+    add_once(
+        &out.frameworks,
+        r.run.framework + (r.run.framework_version.empty() ? "" : " " + r.run.framework_version));
+  }
+  out.summary = validation::SummaryOf(path, on_path);
   return out;
 }
 

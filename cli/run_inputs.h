@@ -8,6 +8,7 @@
 #include <vector>
 
 #include "cli/prediction.h"
+#include "validation/report.h"
 #include "validation/run_log.h"
 
 namespace epochcost::cli {
@@ -39,6 +40,20 @@ struct PredictedRuns {
 // line "epochcost: skipped ..." on stderr.
 Result<PredictedRuns> ReadAndPredict(const RunInputs& inputs, const std::string& profiles,
                                      const std::string& catalog, bool calibrated);
+
+// Each predicted run as `validate` reports it: its family, device kind, path, error and costs.
+std::vector<validation::RunResult> ResultsOf(const PredictedRuns& predicted);
+
+// What the shipped run logs (data/validation) show for one prediction path ("same device",
+// "scaled from DEVICE", "analytic") on one device kind ("cpu", "gpu"): every shipped run predicted
+// as `validate` predicts it, uncalibrated, and those on that path and kind summarised with the
+// logs ("@published-runs") and framework builds they come from. No run there: summary.runs 0.
+struct PathRecord {
+  validation::GroupSummary summary;
+  std::vector<std::string> logs, frameworks;  // in first-seen order
+};
+Result<PathRecord> ShippedRecordOf(const std::string& path, const std::string& device_kind,
+                                   const std::string& profiles, const std::string& catalog);
 
 }  // namespace epochcost::cli
 

@@ -207,25 +207,7 @@ int Validate(const ValidateOptions& o) {
   if (!predicted.ok()) return ReportError(predicted.status());
   if (predicted->runs.empty())
     return ReportError(Status::InvalidArgument("no run could be predicted"));
-  std::vector<validation::RunResult> results;
-  for (const PredictedRun& p : predicted->runs) {
-    validation::RunResult x;
-    x.run = p.run;
-    x.run.batch = p.prediction.batch;  // a Keras log's default: the model's
-    x.run.samples = p.prediction.samples;
-    x.family = validation::ModelFamily(*p.prediction.model);
-    x.device_kind = p.prediction.gpu ? "gpu" : "cpu";
-    x.path = p.prediction.path;
-    x.predicted_seconds = p.prediction.epoch.epoch.seconds();
-    x.measured_seconds = p.run.seconds_per_epoch;
-    x.error_percent = validation::PercentError(x.predicted_seconds, x.measured_seconds);
-    if (p.run.usd_per_hour) {
-      x.predicted_usd = x.predicted_seconds / 3600 * *p.run.usd_per_hour;
-      x.measured_usd = x.measured_seconds / 3600 * *p.run.usd_per_hour;
-    }
-    results.push_back(std::move(x));
-  }
-  const ValidationReport report = validation::Summarise(std::move(results));
+  const ValidationReport report = validation::Summarise(ResultsOf(*predicted));
   if (!o.plot.empty()) {
     std::ofstream out(o.plot);
     out << ReportSvg(report);

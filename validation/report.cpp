@@ -9,25 +9,12 @@
 namespace epochcost::validation {
 namespace {
 
-GroupSummary Summary(const std::string& name, const std::vector<const RunResult*>& rs) {
-  GroupSummary g{.name = name, .runs = static_cast<int>(rs.size())};
-  std::vector<double> predicted, measured;
-  for (const RunResult* r : rs) {
-    predicted.push_back(r->predicted_seconds);
-    measured.push_back(r->measured_seconds);
-    if (std::abs(r->error_percent) > std::abs(g.worst)) g.worst = r->error_percent;
-    if (std::abs(r->error_percent) <= 10) ++g.within_10;
-  }
-  g.mape = Mape(predicted, measured);
-  return g;
-}
-
 template <typename KeyFn>
 std::vector<GroupSummary> GroupBy(const std::vector<RunResult>& results, KeyFn key) {
   std::map<std::string, std::vector<const RunResult*>> groups;
   for (const RunResult& r : results) groups[key(r)].push_back(&r);
   std::vector<GroupSummary> out;
-  for (const auto& [name, rs] : groups) out.push_back(Summary(name, rs));
+  for (const auto& [name, rs] : groups) out.push_back(SummaryOf(name, rs));
   return out;
 }
 
@@ -81,6 +68,19 @@ std::string BuildOf(const RunRecord& r) {
 
 }  // namespace
 
+GroupSummary SummaryOf(const std::string& name, const std::vector<const RunResult*>& rs) {
+  GroupSummary g{.name = name, .runs = static_cast<int>(rs.size())};
+  std::vector<double> predicted, measured;
+  for (const RunResult* r : rs) {
+    predicted.push_back(r->predicted_seconds);
+    measured.push_back(r->measured_seconds);
+    if (std::abs(r->error_percent) > std::abs(g.worst)) g.worst = r->error_percent;
+    if (std::abs(r->error_percent) <= 10) ++g.within_10;
+  }
+  g.mape = Mape(predicted, measured);
+  return g;
+}
+
 std::string ModelFamily(const Model& model) {
   bool attention = false, recurrent = false, conv = false, embedding = false;
   for (int i = 0; i < model.size(); ++i) {
@@ -116,7 +116,7 @@ ValidationReport Summarise(std::vector<RunResult> results) {
   report.results = std::move(results);
   std::vector<const RunResult*> all;
   for (const RunResult& r : report.results) all.push_back(&r);
-  report.all = Summary("all", all);
+  report.all = SummaryOf("all", all);
   report.by_path = GroupBy(report.results, [](const RunResult& r) { return r.path; });
   report.by_family = GroupBy(report.results, [](const RunResult& r) { return r.family; });
   report.by_kind = GroupBy(report.results, [](const RunResult& r) { return r.device_kind; });

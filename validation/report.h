@@ -59,6 +59,9 @@ struct ValidationReport {
 
 ValidationReport Summarise(std::vector<RunResult> results);
 
+// One group's MAPE, worst signed error and runs within 10%, named `name`.
+GroupSummary SummaryOf(const std::string& name, const std::vector<const RunResult*>& runs);
+
 // How a run's machine is named in reports: its label, else its target.
 std::string RunLabel(const RunRecord& r);
 
