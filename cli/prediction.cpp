@@ -151,7 +151,10 @@ Result<Prediction> Predictor::PredictElsewhere(const PredictionRequest& r, const
     if (!refs.ok()) return refs.status();
     references_ = std::move(*refs);
   }
-  Result<Machine> machine = ResolveTarget(r.on, *catalog_, r.gpus);
+  auto target = targets_.find({r.on, r.gpus});
+  if (target == targets_.end())
+    target = targets_.emplace(std::pair(r.on, r.gpus), ResolveTarget(r.on, *catalog_, r.gpus)).first;
+  Result<Machine> machine = target->second;
   if (!machine.ok()) return machine.status();
   Prediction p;
   p.gpu = machine->gpus > 0;

@@ -79,6 +79,9 @@ class Predictor {
   std::unique_ptr<catalog::CatalogStore> catalog_;
   std::optional<References> references_;
   std::map<std::string, LoweringCache> caches_;  // by the request's model (a name or a file)
+  // Resolved --on targets by (target, GPUs): a catalog target reads every offer of its provider,
+  // and a run log names the same few machines many times.
+  std::map<std::pair<std::string, int>, Result<Machine>> targets_;
 };
 
 // The terms of a prediction a calibration acts on.
