@@ -65,7 +65,7 @@ void JsonCalibration(const Prediction& p, nlohmann::ordered_json* j) {
 }
 
 // "same device, cpu": the path a prediction took, as `validate` groups its runs.
-std::string PathName(const Prediction& p) { return p.path + ", " + (p.gpu ? "gpu" : "cpu"); }
+std::string PathName(const Prediction& p) { return p.path + ", " + p.device_kind(); }
 
 // The error the shipped run logs show for the prediction's path (DESIGN's honesty rule).
 std::string RecordLine(const Prediction& p, const Result<PathRecord>& r) {
@@ -84,7 +84,7 @@ std::string RecordLine(const Prediction& p, const Result<PathRecord>& r) {
 }
 
 nlohmann::ordered_json RecordJson(const Prediction& p, const Result<PathRecord>& r) {
-  nlohmann::ordered_json j = {{"path", p.path}, {"device_kind", p.gpu ? "gpu" : "cpu"}};
+  nlohmann::ordered_json j = {{"path", p.path}, {"device_kind", p.device_kind()}};
   if (!r.ok()) {
     j["error"] = r.status().message();
     return j;
@@ -243,7 +243,7 @@ int Predict(PredictOptions o) {
   Result<Prediction> p = (*predictor)->Predict(o.request);
   if (!p.ok()) return ReportError(p.status());
   const Result<PathRecord> record =
-      ShippedRecordOf(p->path, p->gpu ? "gpu" : "cpu", o.profiles, o.catalog);
+      ShippedRecordOf(p->path, p->device_kind(), o.profiles, o.catalog);
   return p->measured ? PrintMeasured(o, *p, record) : PrintElsewhere(o, *p, record);
 }
 

@@ -153,7 +153,8 @@ Result<Prediction> Predictor::PredictElsewhere(const PredictionRequest& r, const
   }
   auto target = targets_.find({r.on, r.gpus});
   if (target == targets_.end())
-    target = targets_.emplace(std::pair(r.on, r.gpus), ResolveTarget(r.on, *catalog_, r.gpus)).first;
+    target =
+        targets_.emplace(std::pair(r.on, r.gpus), ResolveTarget(r.on, *catalog_, r.gpus)).first;
   Result<Machine> machine = target->second;
   if (!machine.ok()) return machine.status();
   Prediction p;
@@ -166,7 +167,7 @@ Result<Prediction> Predictor::PredictElsewhere(const PredictionRequest& r, const
     if (!isa.ok()) return isa.status().WithContext("--isa");
     settings.isa = *isa;
   }
-  EPOCHCOST_RETURN_IF_ERROR(ApplyCalibration(r, p.gpu ? "gpu" : "cpu", &p, &settings));
+  EPOCHCOST_RETURN_IF_ERROR(ApplyCalibration(r, p.device_kind(), &p, &settings));
   Result<MachinePrediction> m =
       PredictOnMachine(model, p.lowering, *machine, *references_, settings);
   if (!m.ok()) return m.status();

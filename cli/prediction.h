@@ -52,6 +52,9 @@ struct Prediction {
   Seconds per_step_overhead;  // a calibration's, added to every training step
   std::optional<profiler::StoredCalibration> calibration;
   std::string path;  // "same device", "scaled from DEVICE", "analytic"
+
+  // "gpu" or "cpu", as calibrations and validation reports name device kinds.
+  const char* device_kind() const { return gpu ? "gpu" : "cpu"; }
 };
 
 class Predictor {

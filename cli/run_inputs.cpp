@@ -135,7 +135,7 @@ std::vector<validation::RunResult> ResultsOf(const PredictedRuns& predicted) {
     x.run.batch = p.prediction.batch;  // a Keras log's default: the model's
     x.run.samples = p.prediction.samples;
     x.family = validation::ModelFamily(*p.prediction.model);
-    x.device_kind = p.prediction.gpu ? "gpu" : "cpu";
+    x.device_kind = p.prediction.device_kind();
     x.path = p.prediction.path;
     x.predicted_seconds = p.prediction.epoch.epoch.seconds();
     x.measured_seconds = p.run.seconds_per_epoch;

@@ -266,7 +266,7 @@ int Calibrate(const CalibrateOptions& o) {
   // Each run's model or machine, where --leave-out makes them the folds.
   std::map<std::pair<std::string, std::string>, std::vector<std::string>> group_of;
   for (const PredictedRun& p : predicted->runs) {
-    const auto key = std::make_pair(p.run.framework, p.prediction.gpu ? "gpu" : "cpu");
+    const auto key = std::make_pair(p.run.framework, p.prediction.device_kind());
     if (!groups.contains(key)) order.push_back(key);
     groups[key].push_back({TermsOf(p.prediction), p.run.seconds_per_epoch});
     group_of[key].push_back(o.leave_out == "model" ? p.run.model : p.run.target);
