@@ -6,8 +6,12 @@
 # measured a day later) are predicted with that calibration. docs/accuracy.md gives every figure:
 # MAPE 26.5% uncalibrated, 8.0% calibrated, worst +22.7% (mnist_mlp).
 #
-# Asserted: calibrated MAPE at most 10% on the third VM's six 1-thread runs, and better than
-# uncalibrated. The logs are fixed data, so this guards the fit and the prediction, not timing.
+# The same calibration then predicts the 1-thread runs of a later harness run on a VM of the third
+# kind (@dev-cpu-pytorch-zen4-rerun, 2026-11-25, three rounds): 30.1% uncalibrated, 6.8%
+# calibrated, worst -14.5% (imdb_fasttext, whose three rounds took 3.17, 5.90 and 6.35 s an epoch).
+#
+# Asserted, for each of the two: calibrated MAPE at most 10% on the six 1-thread runs, and better
+# than uncalibrated. The logs are fixed data, so this guards the fit and the prediction, not timing.
 # Usage: calibration_carries_to_another_vm.sh EPOCHCOST
 source "$(dirname "$0")/lib/setup.sh"
 logs=$(cd "$(dirname "$0")/../../data/validation" && pwd)
@@ -15,10 +19,13 @@ logs=$(cd "$(dirname "$0")/../../data/validation" && pwd)
 one_thread "$logs/dev-cpu-pytorch.csv" "$dir/fit-first.csv"
 one_thread "$logs/dev-cpu-pytorch-avx2.csv" "$dir/fit-avx2.csv"
 one_thread "$logs/dev-cpu-pytorch-zen4.csv" "$dir/zen4.csv"
+one_thread "$logs/dev-cpu-pytorch-zen4-rerun.csv" "$dir/zen4-rerun.csv"
 
 "$bin" calibrate "$dir/fit-first.csv" "$dir/fit-avx2.csv"
-before=$("$bin" validate "$dir/zen4.csv" | mape)
-after=$("$bin" validate "$dir/zen4.csv" --calibrated | mape)
-echo "third VM, 1 thread: MAPE ${before}% uncalibrated, ${after}% calibrated on the other two"
-awk -v b="$before" -v a="$after" 'BEGIN { exit !(a <= 10 && a < b) }' ||
-  { echo "calibrated MAPE should be at most 10% and below the uncalibrated" >&2; exit 1; }
+for log in zen4 zen4-rerun; do
+  before=$("$bin" validate "$dir/$log.csv" | mape)
+  after=$("$bin" validate "$dir/$log.csv" --calibrated | mape)
+  echo "$log, 1 thread: MAPE ${before}% uncalibrated, ${after}% calibrated on the other two VMs"
+  awk -v b="$before" -v a="$after" 'BEGIN { exit !(a <= 10 && a < b) }' ||
+    { echo "$log: calibrated MAPE should be at most 10% and below the uncalibrated" >&2; exit 1; }
+done
