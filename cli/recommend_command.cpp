@@ -25,7 +25,7 @@ struct RecommendOptions {
   double epochs = 1, max_hours = kUnset, max_usd = kUnset, checkpoint_minutes = kUnset,
          overhead_us = kUnset;
   int top = 20;
-  bool json = false, csv = false;
+  bool json = false, csv = false, pareto = false;
 };
 
 int Recommend(const RecommendOptions& o) {
@@ -100,6 +100,9 @@ int Recommend(const RecommendOptions& o) {
     f << RecommendSvg(*r, model->name() + ": cost and time per epoch", 8);
     if (!f) return ReportError(Status::IoError(o.plot + ": cannot write"));
   }
+  const size_t ranked = r->ranked.size();
+  if (o.pareto)  // the plot above keeps every offer, the front drawn among them
+    std::erase_if(r->ranked, [](const pricing::RankedOffer& x) { return !x.pareto; });
   if (o.json)
     std::cout << RecommendJson(*r, o.top);
   else if (o.csv)
@@ -110,7 +113,7 @@ int Recommend(const RecommendOptions& o) {
               << DTypeName(cpu->precision) << ", " << opt_name << ", " << req.samples
               << " samples per epoch, " << o.epochs << " epochs\n";
     std::cout << market->calibrated;
-    std::cout << RecommendTable(*r, o.top, o.epochs) << StaleNote(*market);
+    std::cout << RecommendTable(*r, o.top, o.epochs, o.pareto ? ranked : 0) << StaleNote(*market);
   }
   return kExitOk;
 }
@@ -138,6 +141,9 @@ void RegisterRecommendCommand(CLI::App& app, CommandFn* run) {
   p->add_option("--plot", o->plot, "Write an SVG of s/epoch vs $/epoch with the Pareto front");
   p->add_flag("--json", o->json, "Print JSON");
   p->add_flag("--csv", o->csv, "Print CSV");
+  p->add_flag("--pareto", o->pareto,
+              "Show only the Pareto-optimal offers (none both faster and cheaper for the job): "
+              "the whole trade-off of time against money, cheapest first");
   p->footer(
       "Example:\n  epochcost recommend cifar10_cnn --epochs 50 --as-of 2017-07-01 --plot c.svg");
   p->callback([run, o] { *run = [o] { return Recommend(*o); }; });

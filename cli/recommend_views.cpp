@@ -29,7 +29,8 @@ std::string Preemption(const pricing::RankedOffer& o) {
 
 }  // namespace
 
-std::string RecommendTable(const pricing::Recommendation& r, int top, double epochs) {
+std::string RecommendTable(const pricing::Recommendation& r, int top, double epochs,
+                           size_t front_of) {
   std::vector<std::vector<std::string>> rows = {
       {"#", "Instance", "Region", "Kind", "Accelerators", "Batch", "$/h", "s/epoch", "$/epoch",
        "Hours", "$ total", "Preempt.", "Pareto", "Source"}};
@@ -44,8 +45,10 @@ std::string RecommendTable(const pricing::Recommendation& r, int top, double epo
   }
   std::string out = RenderTable(rows, {true, false, false, false, false, true, true, true, true,
                                        true, true, true, false, false});
-  out += std::to_string(r.ranked.size()) + " offers ranked by $/epoch; totals for " +
-         Number("%g", epochs) + " epochs under each provider's billing rule; * = Pareto-optimal "
+  out += std::to_string(r.ranked.size()) +
+         (front_of > 0 ? " Pareto-optimal offers of " + std::to_string(front_of) : " offers") +
+         " ranked by $/epoch; totals for " + Number("%g", epochs) +
+         " epochs under each provider's billing rule; * = Pareto-optimal "
          "(no offer both faster and cheaper).\n";
   out += FoldNote(r.ranked.size(), r.offers);
   const auto unknown = std::count_if(r.ranked.begin(), r.ranked.end(),
@@ -67,7 +70,7 @@ std::string FoldNote(size_t rows, size_t offers) {
   if (rows >= offers) return "";
   return "Each machine and price kind at its cheapest region; +N: N more regions offer it, none "
          "cheaper (--all-regions lists all " +
-         Thousands(static_cast<int64_t>(offers)) + " offers).\n";
+         std::to_string(offers) + " offers).\n";
 }
 
 std::string DroppedSummary(const std::vector<pricing::DroppedOffer>& dropped) {
