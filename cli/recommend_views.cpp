@@ -58,6 +58,8 @@ std::string RecommendTable(const pricing::Recommendation& r, int top, double epo
         "? = " + std::to_string(unknown) +
         " spot or preemptible offers without interruption data, ranked as if never interrupted "
         "(add some: epochcost catalog import FILE --format aws-spot-advisor or interruptions).\n";
+  if (unknown > 0 && front_of > 0)
+    out += "The front without that risk: --kind on-demand --pareto.\n";
   out += DroppedSummary(r.dropped);
   return out;
 }
