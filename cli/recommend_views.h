@@ -13,15 +13,14 @@ namespace epochcost::cli {
 // `front_of`: 0, or how many offers were ranked before only the Pareto front was kept (--pareto).
 std::string RecommendTable(const pricing::Recommendation& r, int top, double epochs,
                            size_t front_of = 0);
-// "N machines left out:" and one line per reason, the commonest first (at most five), each with
-// how many machines it left out and the first of them; empty when none was.
 // "eastus2", or "eastus2 +12" for a row that stands for 12 more regions (pricing/regions.h).
 std::string RegionCell(const std::string& region, int other_regions);
 // A table's footer line where regions were folded (`rows` < `offers`): "Each machine and price
 // kind at its cheapest region; +N: N more regions offer it, none cheaper (--all-regions lists all
 // 2071 offers).\n"; else empty.
 std::string FoldNote(size_t rows, size_t offers);
-
+// "N machines left out:" and one line per reason, the commonest first (at most five), each with
+// how many machines it left out and the first of them; empty when none was.
 std::string DroppedSummary(const std::vector<pricing::DroppedOffer>& dropped);
 std::string RecommendJson(const pricing::Recommendation& r, int top);
 std::string RecommendCsv(const pricing::Recommendation& r, int top);
