@@ -280,7 +280,11 @@ Result<std::vector<Offer>> CatalogStore::Offers(const OfferFilter& f) const {
       kInstanceColumns +
       " FROM prices p JOIN instances i ON i.provider = p.provider AND i.name = p.instance "
       "WHERE (?1 = '' OR p.provider = ?1) AND (?2 = '' OR p.region = ?2) "
-      "AND (?3 = '' OR p.kind = ?3) AND p.observed_at = (SELECT MAX(q.observed_at) FROM prices q "
+      "AND (?3 = '' OR p.kind = ?3) "
+      // One instance asked for: its own rows, its host's (gcp "HOST+GPU") and the attachable GPUs
+      // are all that the composition below can make it from.
+      "AND (?5 = '' OR p.instance = ?5 OR p.instance = ?6 OR i.attachable = 1) "
+      "AND p.observed_at = (SELECT MAX(q.observed_at) FROM prices q "
       "WHERE q.provider = p.provider AND q.instance = p.instance AND q.region = p.region AND "
       "q.zone = p.zone AND q.kind = p.kind AND (?4 = '' OR q.observed_at <= ?4)) "
       "ORDER BY p.provider, p.instance, p.region, p.zone, p.kind";
@@ -289,6 +293,7 @@ Result<std::vector<Offer>> CatalogStore::Offers(const OfferFilter& f) const {
   q->Bind(1, f.cloud).Bind(2, f.region);
   q->Bind(3, f.kind ? std::string(PriceKindName(*f.kind)) : std::string());
   q->Bind(4, f.as_of);
+  q->Bind(5, f.instance).Bind(6, f.instance.substr(0, f.instance.find('+')));
   std::vector<Offer> rows;
   for (;;) {
     Result<bool> row = q->Step();

@@ -69,34 +69,11 @@ std::string PathName(const Prediction& p) { return p.path + ", " + p.device_kind
 
 // The error the shipped run logs show for the prediction's path (DESIGN's honesty rule).
 std::string RecordLine(const Prediction& p, const Result<PathRecord>& r) {
-  const std::string head = "validation of this path (" + PathName(p) + "): ";
-  if (!r.ok()) return head + "not computed: " + r.status().message() + "\n";
-  const validation::GroupSummary& s = r->summary;
-  if (s.runs == 0) return head + "no shipped run takes it, so its error is unknown\n";
-  std::string frameworks, logs;
-  for (const std::string& f : r->frameworks) frameworks += (frameworks.empty() ? "" : ", ") + f;
-  for (const std::string& l : r->logs) logs += " " + l;
-  char figures[160];
-  std::snprintf(figures, sizeof figures,
-                "%d shipped runs, MAPE %.1f%%, worst %+.1f%%, %d within 10%%, uncalibrated", s.runs,
-                s.mape, s.worst, s.within_10);
-  return head + figures + " (" + frameworks + "; epochcost validate" + logs + ")\n";
+  return "validation of this path (" + PathName(p) + "): " + RecordFigures(r) + "\n";
 }
 
 nlohmann::ordered_json RecordJson(const Prediction& p, const Result<PathRecord>& r) {
-  nlohmann::ordered_json j = {{"path", p.path}, {"device_kind", p.device_kind()}};
-  if (!r.ok()) {
-    j["error"] = r.status().message();
-    return j;
-  }
-  const bool any = r->summary.runs > 0;  // none: the error is unknown, not 0
-  j["runs"] = r->summary.runs;
-  j["mape_percent"] = any ? nlohmann::ordered_json(r->summary.mape) : nullptr;
-  j["worst_percent"] = any ? nlohmann::ordered_json(r->summary.worst) : nullptr;
-  j["within_10_percent"] = r->summary.within_10;
-  j["logs"] = r->logs;
-  j["frameworks"] = r->frameworks;
-  return j;
+  return cli::RecordJson(p.path, p.device_kind(), r);
 }
 
 // On the measured device: its own op times.
@@ -242,8 +219,10 @@ int Predict(PredictOptions o) {
   if (!predictor.ok()) return ReportError(predictor.status());
   Result<Prediction> p = (*predictor)->Predict(o.request);
   if (!p.ok()) return ReportError(p.status());
+  Result<std::vector<PathRecord>> records =
+      ShippedRecordsOf({{p->path, p->device_kind()}}, o.profiles, o.catalog);
   const Result<PathRecord> record =
-      ShippedRecordOf(p->path, p->device_kind(), o.profiles, o.catalog);
+      records.ok() ? Result<PathRecord>(records->front()) : Result<PathRecord>(records.status());
   return p->measured ? PrintMeasured(o, *p, record) : PrintElsewhere(o, *p, record);
 }
 

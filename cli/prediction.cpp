@@ -39,8 +39,13 @@ Result<Prediction> Predictor::Predict(const PredictionRequest& r) {
   if (r.threads < 0) return Status::InvalidArgument("--threads must be positive");
   if (r.batch < 0) return Status::InvalidArgument("--batch must be positive");
   if (r.gpus < 0 || r.gpus > 64) return Status::InvalidArgument("--gpus must be from 1 to 64");
-  Result<Model> model = LoadModel(r.model);
-  if (!model.ok()) return model.status();
+  auto loaded = models_.find(r.model);
+  if (loaded == models_.end()) {
+    Result<Model> m = LoadModel(r.model);
+    if (!m.ok()) return m.status();
+    loaded = models_.emplace(r.model, std::move(*m)).first;
+  }
+  const Model* model = &loaded->second;
   if (r.on == "local-cpu") return PredictMeasured(r, *model, profiler::LocalCpu());
   if (r.on == "local-gpu") {
     Result<profiler::Fingerprint> fp = profiler::LocalGpu();
@@ -177,11 +182,14 @@ Result<Prediction> Predictor::PredictElsewhere(const PredictionRequest& r, const
   p.kernel_scale = settings.kernel_scale;
   p.per_step_overhead = settings.per_step_overhead;
   p.distinct_ops = p.epoch.ops.size();
-  // "scaled from DEVICE (DATE)", "analytic (efficiency ...)", each maybe "and others".
-  const std::string& s = m->source;
-  p.path = s.starts_with("scaled from ") ? s.substr(0, s.find(" (")) : "analytic";
+  p.path = PathOfSource(m->source);
   p.on_machine = std::move(*m);
   return p;
+}
+
+std::string PathOfSource(const std::string& s) {
+  // "scaled from DEVICE (DATE)", "analytic (efficiency ...)", each maybe "and others".
+  return s.starts_with("scaled from ") ? s.substr(0, s.find(" (")) : "analytic";
 }
 
 validation::PredictionTerms TermsOf(const Prediction& p) {

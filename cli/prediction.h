@@ -81,11 +81,16 @@ class Predictor {
   std::unique_ptr<profiler::ProfileStore> profiles_;
   std::unique_ptr<catalog::CatalogStore> catalog_;
   std::optional<References> references_;
+  std::map<std::string, Model> models_;          // loaded, by the request's model
   std::map<std::string, LoweringCache> caches_;  // by the request's model (a name or a file)
   // Resolved --on targets by (target, GPUs): a catalog target reads every offer of its provider,
   // and a run log names the same few machines many times.
   std::map<std::pair<std::string, int>, Result<Machine>> targets_;
 };
+
+// The prediction path of an op-time source as the engine states it ("scaled from DEVICE (DATE),
+// ...", "analytic (...)"): "scaled from DEVICE" or "analytic", as `validate` groups runs.
+std::string PathOfSource(const std::string& source);
 
 // The terms of a prediction a calibration acts on.
 validation::PredictionTerms TermsOf(const Prediction& p);

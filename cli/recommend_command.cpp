@@ -103,8 +103,13 @@ int Recommend(const RecommendOptions& o) {
   const size_t ranked = r->ranked.size();
   if (o.pareto)  // the plot above keeps every offer, the front drawn among them
     std::erase_if(r->ranked, [](const pricing::RankedOffer& x) { return !x.pareto; });
+  // What the shipped runs show for the paths of the rows shown (DESIGN's honesty rule); the CSV
+  // stays one row per offer.
+  const std::vector<std::pair<std::string, std::string>> paths = ShownPaths(*r, o.top);
+  Result<std::vector<PathRecord>> records = std::vector<PathRecord>{};
+  if (!o.csv) records = ShippedRecordsOf(paths, o.market.profiles, o.market.catalog);
   if (o.json)
-    std::cout << RecommendJson(*r, o.top);
+    std::cout << RecommendJson(*r, o.top, records);
   else if (o.csv)
     std::cout << RecommendCsv(*r, o.top);
   else {
@@ -113,7 +118,8 @@ int Recommend(const RecommendOptions& o) {
               << DTypeName(cpu->precision) << ", " << opt_name << ", " << req.samples
               << " samples per epoch, " << o.epochs << " epochs\n";
     std::cout << market->calibrated;
-    std::cout << RecommendTable(*r, o.top, o.epochs, o.pareto ? ranked : 0) << StaleNote(*market);
+    std::cout << RecommendTable(*r, o.top, o.epochs, o.pareto ? ranked : 0) << StaleNote(*market)
+              << RecordLines(paths, records);
   }
   return kExitOk;
 }

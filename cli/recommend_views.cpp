@@ -8,6 +8,7 @@
 #include <sstream>
 
 #include "cli/format.h"
+#include "cli/prediction.h"
 #include "cli/svg_plot.h"
 
 namespace epochcost::cli {
@@ -27,7 +28,39 @@ std::string Preemption(const pricing::RankedOffer& o) {
   return o.preemption.overhead > 0 ? Number("+%.1f%%", 100 * o.preemption.overhead) : "-";
 }
 
+std::pair<std::string, std::string> PathOf(const pricing::RankedOffer& o) {
+  return {PathOfSource(o.source), o.gpus > 0 ? "gpu" : "cpu"};
+}
+
+// The record of `path` among `records` (ShippedRecordsOf's, for ShownPaths), or why there is none.
+Result<PathRecord> RecordOf(const std::pair<std::string, std::string>& path,
+                            const Result<std::vector<PathRecord>>& records) {
+  if (!records.ok()) return records.status();
+  for (const PathRecord& r : *records)
+    if (r.path == path.first && r.device_kind == path.second) return r;
+  return Status::Internal("no record computed for " + path.first);
+}
+
 }  // namespace
+
+std::vector<std::pair<std::string, std::string>> ShownPaths(const pricing::Recommendation& r,
+                                                            int top) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (size_t i = 0; i < Count(r, top); ++i) {
+    const auto path = PathOf(r.ranked[i]);
+    if (std::find(out.begin(), out.end(), path) == out.end()) out.push_back(path);
+  }
+  return out;
+}
+
+std::string RecordLines(const std::vector<std::pair<std::string, std::string>>& paths,
+                        const Result<std::vector<PathRecord>>& records) {
+  std::string out;
+  for (const auto& path : paths)
+    out += "validation of path (" + path.first + ", " + path.second +
+           "): " + RecordFigures(RecordOf(path, records)) + "\n";
+  return out;
+}
 
 std::string RecommendTable(const pricing::Recommendation& r, int top, double epochs,
                            size_t front_of) {
@@ -106,7 +139,8 @@ std::string DroppedSummary(const std::vector<pricing::DroppedOffer>& dropped) {
   return out;
 }
 
-std::string RecommendJson(const pricing::Recommendation& r, int top) {
+std::string RecommendJson(const pricing::Recommendation& r, int top,
+                          const Result<std::vector<PathRecord>>& records) {
   nlohmann::ordered_json j = nlohmann::ordered_json::array();
   for (size_t i = 0; i < Count(r, top); ++i) {
     const pricing::RankedOffer& o = r.ranked[i];
@@ -129,7 +163,9 @@ std::string RecommendJson(const pricing::Recommendation& r, int top) {
                  {"preemption_overhead", o.preemption.overhead},
                  {"interruptions_known", o.interruptions_known},
                  {"pareto", o.pareto},
-                 {"source", o.source}});
+                 {"source", o.source},
+                 {"validation", RecordJson(PathOf(o).first, PathOf(o).second,
+                                           RecordOf(PathOf(o), records))}});
   }
   return j.dump(2) + "\n";
 }

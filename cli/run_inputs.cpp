@@ -1,6 +1,7 @@
 #include "cli/run_inputs.h"
 
 #include <algorithm>
+#include <cstdio>
 #include <iostream>
 
 #include "engine/file_util.h"
@@ -149,29 +150,65 @@ std::vector<validation::RunResult> ResultsOf(const PredictedRuns& predicted) {
   return results;
 }
 
-Result<PathRecord> ShippedRecordOf(const std::string& path, const std::string& device_kind,
-                                   const std::string& profiles, const std::string& catalog) {
+Result<std::vector<PathRecord>> ShippedRecordsOf(
+    const std::vector<std::pair<std::string, std::string>>& paths, const std::string& profiles,
+    const std::string& catalog) {
   RunInputs inputs;
   for (const std::string& stem : validation::ShippedRunLogNames())
     inputs.files.push_back("@" + stem);
   Result<PredictedRuns> predicted = ReadAndPredict(inputs, profiles, catalog, false);
   if (!predicted.ok()) return predicted.status();
   const std::vector<validation::RunResult> results = ResultsOf(*predicted);
-  PathRecord out;
-  std::vector<const validation::RunResult*> on_path;
   auto add_once = [](std::vector<std::string>* v, const std::string& s) {
     if (std::find(v->begin(), v->end(), s) == v->end()) v->push_back(s);
   };
-  for (const validation::RunResult& r : results) {
-    if (r.path != path || r.device_kind != device_kind) continue;
-    on_path.push_back(&r);
-    add_once(&out.logs, r.run.origin.substr(0, r.run.origin.rfind(':')));
-    add_once(
-        &out.frameworks,
-        r.run.framework + (r.run.framework_version.empty() ? "" : " " + r.run.framework_version));
+  std::vector<PathRecord> out;
+  for (const auto& [path, kind] : paths) {
+    PathRecord record{.path = path, .device_kind = kind};
+    std::vector<const validation::RunResult*> on_path;
+    for (const validation::RunResult& r : results) {
+      if (r.path != path || r.device_kind != kind) continue;
+      on_path.push_back(&r);
+      add_once(&record.logs, r.run.origin.substr(0, r.run.origin.rfind(':')));
+      add_once(&record.frameworks,
+               r.run.framework +
+                   (r.run.framework_version.empty() ? "" : " " + r.run.framework_version));
+    }
+    record.summary = validation::SummaryOf(path, on_path);
+    out.push_back(std::move(record));
   }
-  out.summary = validation::SummaryOf(path, on_path);
   return out;
+}
+
+std::string RecordFigures(const Result<PathRecord>& r) {
+  if (!r.ok()) return "not computed: " + r.status().message();
+  const validation::GroupSummary& s = r->summary;
+  if (s.runs == 0) return "no shipped run takes it, so its error is unknown";
+  std::string frameworks, logs;
+  for (const std::string& f : r->frameworks) frameworks += (frameworks.empty() ? "" : ", ") + f;
+  for (const std::string& l : r->logs) logs += " " + l;
+  char figures[160];
+  std::snprintf(figures, sizeof figures,
+                "%d shipped runs, MAPE %.1f%%, worst %+.1f%%, %d within 10%%, uncalibrated", s.runs,
+                s.mape, s.worst, s.within_10);
+  return figures + (" (" + frameworks + "; epochcost validate" + logs + ")");
+}
+
+nlohmann::ordered_json RecordJson(const std::string& path, const std::string& device_kind,
+                                  const Result<PathRecord>& r) {
+  nlohmann::ordered_json j = {{"path", path}, {"device_kind", device_kind}};
+  if (!r.ok()) {
+    j["error"] = r.status().message();
+    return j;
+  }
+  const bool any = r->summary.runs > 0;  // none: the error is unknown, not 0
+  j["runs"] = r->summary.runs;
+  j["mape_percent"] = any ? nlohmann::ordered_json(r->summary.mape) : nullptr;
+  j["worst_percent"] = any ? nlohmann::ordered_json(r->summary.worst) : nullptr;
+  j["within_10_percent"] = r->summary.within_10;
+  j["logs"] = r->logs;
+  j["frameworks"] = r->frameworks;
+  return j;
 }
 
 }  // namespace epochcost::cli

@@ -209,16 +209,23 @@ Status ProfileStore::PutMicrobenchmark(const Fingerprint& device, const Microben
 }
 
 std::optional<OpTime> ProfileStore::Find(const OpSignature& sig, int threads) const {
-  Result<Statement> q = db_->Prepare(
-      "SELECT median_s, p10_s, p90_s, measured_at, IFNULL(mean_s, median_s) FROM measurements "
-      "WHERE device = ?1 AND threads = ?2 AND signature = ?3");
-  if (!q.ok()) return std::nullopt;
-  q->Bind(1, device_.id()).Bind(2, int64_t{threads}).Bind(3, sig.ToString());
-  Result<bool> row = q->Step();
+  if (!find_) {
+    Result<Statement> q = db_->Prepare(
+        "SELECT median_s, p10_s, p90_s, measured_at, IFNULL(mean_s, median_s) FROM measurements "
+        "WHERE device = ?1 AND threads = ?2 AND signature = ?3");
+    if (!q.ok()) return std::nullopt;
+    find_ = std::make_unique<Statement>(std::move(*q));
+  }
+  Statement& q = *find_;
+  q.Reset();
+  q.Bind(1, device_.id()).Bind(2, int64_t{threads}).Bind(3, sig.ToString());
+  Result<bool> row = q.Step();
   if (!row.ok() || !*row) return std::nullopt;
-  return OpTime{Seconds::FromSeconds(q->Double(0)), Seconds::FromSeconds(q->Double(1)),
-                Seconds::FromSeconds(q->Double(2)), Seconds::FromSeconds(q->Double(4)),
-                "measured here (" + q->Text(3) + ")"};
+  OpTime t{Seconds::FromSeconds(q.Double(0)), Seconds::FromSeconds(q.Double(1)),
+           Seconds::FromSeconds(q.Double(2)), Seconds::FromSeconds(q.Double(4)),
+           "measured here (" + q.Text(3) + ")"};
+  q.Reset();  // ends the read, so that a writer (profile, import) is not kept waiting
+  return t;
 }
 
 Result<std::vector<Microbenchmark>> ProfileStore::Microbenchmarks(const Fingerprint& d) const {

@@ -17,6 +17,7 @@
 
 namespace epochcost::catalog {
 class Database;
+class Statement;
 }
 
 namespace epochcost::profiler {
@@ -85,6 +86,9 @@ class ProfileStore : public OpTimeSource {
   explicit ProfileStore(std::unique_ptr<catalog::Database> db);
   std::unique_ptr<catalog::Database> db_;
   Fingerprint device_;
+  // Find()'s query, prepared once: a prediction looks up every op, and `validate` and each
+  // `predict` (for its path's record) predict every shipped run. Finalised before db_ closes.
+  mutable std::unique_ptr<catalog::Statement> find_;
 };
 
 }  // namespace epochcost::profiler

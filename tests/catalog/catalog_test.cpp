@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include <filesystem>
+#include <map>
 #include <set>
 #include <thread>
 
@@ -167,6 +168,28 @@ TEST_F(CatalogTest, GcpMachineTypesWithTheirGpusAreOfferedOnlyWithThem) {
   EXPECT_FALSE(l4->empty());
   for (const Offer& o : *l4)
     EXPECT_EQ(o.instance.name.rfind("g2-standard-", 0), 0u) << o.instance.name;
+}
+
+TEST_F(CatalogTest, OneInstanceIsWhatTheWholeListHasOfIt) {
+  // Offers({.instance}) reads only that instance's rows, its host's and the attachable GPUs
+  // (target resolution asks for one machine many times); it must keep every offer, composed
+  // ones ("n1-highcpu-8+K80", "a2-highgpu-1g+A100") included, of the whole list.
+  Result<std::vector<Offer>> all = store_->Offers({});
+  ASSERT_TRUE(all.ok());
+  std::map<std::string, size_t> per_name;
+  for (const Offer& o : *all) ++per_name[o.instance.provider + ":" + o.instance.name];
+  ASSERT_GT(per_name.size(), 500u);
+  size_t checked = 0;
+  for (const auto& [key, count] : per_name) {
+    const size_t colon = key.find(':');
+    const std::string cloud = key.substr(0, colon), name = key.substr(colon + 1);
+    // Every composed name, and every 25th of the others (the whole list takes seconds).
+    if (name.find('+') == std::string::npos && checked++ % 25 != 0) continue;
+    Result<std::vector<Offer>> one =
+        store_->Offers({.cloud = cloud, .instance = name});
+    ASSERT_TRUE(one.ok());
+    EXPECT_EQ(one->size(), count) << key;
+  }
 }
 
 TEST_F(CatalogTest, SkyPilotAwsRegionalOnDemandZonalSpot) {
