@@ -144,6 +144,7 @@ std::string RecommendJson(const pricing::Recommendation& r, int top,
   nlohmann::ordered_json j = nlohmann::ordered_json::array();
   for (size_t i = 0; i < Count(r, top); ++i) {
     const pricing::RankedOffer& o = r.ranked[i];
+    const auto path = PathOf(o);
     j.push_back({{"instance", o.offer.instance.name},
                  {"provider", o.offer.instance.provider},
                  {"region", o.offer.region},
@@ -164,8 +165,7 @@ std::string RecommendJson(const pricing::Recommendation& r, int top,
                  {"interruptions_known", o.interruptions_known},
                  {"pareto", o.pareto},
                  {"source", o.source},
-                 {"validation", RecordJson(PathOf(o).first, PathOf(o).second,
-                                           RecordOf(PathOf(o), records))}});
+                 {"validation", RecordJson(path.first, path.second, RecordOf(path, records))}});
   }
   return j.dump(2) + "\n";
 }

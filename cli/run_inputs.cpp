@@ -170,9 +170,9 @@ Result<std::vector<PathRecord>> ShippedRecordsOf(
       if (r.path != path || r.device_kind != kind) continue;
       on_path.push_back(&r);
       add_once(&record.logs, r.run.origin.substr(0, r.run.origin.rfind(':')));
-      add_once(&record.frameworks,
-               r.run.framework +
-                   (r.run.framework_version.empty() ? "" : " " + r.run.framework_version));
+      add_once(
+          &record.frameworks,
+          r.run.framework + (r.run.framework_version.empty() ? "" : " " + r.run.framework_version));
     }
     record.summary = validation::SummaryOf(path, on_path);
     out.push_back(std::move(record));

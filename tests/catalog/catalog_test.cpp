@@ -7,9 +7,9 @@
 #include <set>
 #include <thread>
 
-#include "engine/csv.h"
 #include "catalog/importers.h"
 #include "catalog/store.h"
+#include "engine/csv.h"
 #include "engine/file_util.h"
 
 namespace epochcost::catalog {
@@ -185,8 +185,7 @@ TEST_F(CatalogTest, OneInstanceIsWhatTheWholeListHasOfIt) {
     const std::string cloud = key.substr(0, colon), name = key.substr(colon + 1);
     // Every composed name, and every 25th of the others (the whole list takes seconds).
     if (name.find('+') == std::string::npos && checked++ % 25 != 0) continue;
-    Result<std::vector<Offer>> one =
-        store_->Offers({.cloud = cloud, .instance = name});
+    Result<std::vector<Offer>> one = store_->Offers({.cloud = cloud, .instance = name});
     ASSERT_TRUE(one.ok());
     EXPECT_EQ(one->size(), count) << key;
   }
