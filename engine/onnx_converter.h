@@ -18,9 +18,15 @@
 namespace epochcost::onnx_import {
 
 // An activation: the layer that produces it and where the batch axis sits in its ONNX shape.
+// PyTorch's nn.MultiheadAttention merges the batch with another dimension in one axis: (S, B, E)
+// becomes (S, B*h, E/h) for the heads and (S*B, E) for the output projection. Such an axis holds
+// outer x batch x inner values (row-major), and a sample's shape keeps it with outer x inner
+// values; an axis of the batch alone leaves the sample's shape.
 struct Tensor {
   std::string layer;
   int batch_axis = 0;
+  int64_t outer = 1, inner = 1;
+  bool merged() const { return outer * inner > 1; }
 };
 
 class Converter {
@@ -35,17 +41,31 @@ class Converter {
 
   // Inputs and outputs.
   const Constant* Const(const std::string& name) const;
-  Result<Tensor> Act(const onnx::NodeProto& n, int slot);
+  // The activation read at `slot`. One whose batch axis is merged with another dimension only
+  // where the handler says it follows such a tensor (`merged_ok`); elsewhere it is unsupported.
+  Result<Tensor> Act(const onnx::NodeProto& n, int slot, bool merged_ok = false);
   bool IsAct(const std::string& name) const { return acts_.contains(name) || IsDataInput(name); }
   bool IsDataInput(const std::string& name) const;
   const Shape& SampleShape(const Tensor& t) const { return shapes_.at(t.layer); }
   std::vector<int64_t> FullShape(const Tensor& t) const;
   Result<int> SampleAxis(const onnx::NodeProto& n, const Tensor& t, int64_t axis) const;
   std::string LayerName(const onnx::NodeProto& n, const std::string& suffix = "");
-  Status Emit(LayerSpec l, const std::string& output, int batch_axis);
+  Status Emit(LayerSpec l, const std::string& output, int batch_axis, int64_t outer = 1,
+              int64_t inner = 1);
+  // Emit with the batch placed as in `like` (an op that keeps every axis where it was).
+  Status EmitLike(LayerSpec l, const std::string& output, const Tensor& like) {
+    return Emit(std::move(l), output, like.batch_axis, like.outer, like.inner);
+  }
   Status EmitView(const std::string& name, const Tensor& in, std::vector<int64_t> full_dims,
-                  int batch_axis, const std::string& output);
+                  int batch_axis, const std::string& output, int64_t outer = 1, int64_t inner = 1);
   bool Consumed(const std::string& value) const;
+  // Where a reshape of `x` to `target` puts the batch (Reshape's comment).
+  struct Kept {
+    int axis = -1;
+    int64_t outer = 1, inner = 1;
+  };
+  Kept KeptBatchAxis(const Tensor& x, const std::vector<int64_t>& target, int marked,
+                     int64_t factor) const;
 
   // Op handlers.
   Status Conv(const onnx::NodeProto& n);
@@ -87,6 +107,7 @@ class Converter {
   std::set<std::string> used_names_;
   std::vector<LayerSpec> layers_;
   std::string batch_symbol_;
+  int64_t static_batch_ = 0;  // the batch size of a graph input exported with a fixed one
 };
 
 }  // namespace epochcost::onnx_import

@@ -24,11 +24,19 @@ Status Bad(const onnx::NodeProto& n, const std::string& what) {
   return Status::Unsupported("node '" + n.name() + "' (" + n.op_type() + "): " + what);
 }
 
-Constant Scalar(double v, bool batch = false) {
+Constant Scalar(double v, bool integer) {
   Constant c;
   c.data = {v};
-  c.is_batch = {batch};
+  c.is_batch = {false};
+  c.integer = integer;
   return c;
+}
+
+bool IsIntegerType(int data_type) {
+  using TP = onnx::TensorProto;
+  return data_type == TP::INT64 || data_type == TP::INT32 || data_type == TP::INT16 ||
+         data_type == TP::INT8 || data_type == TP::UINT8 || data_type == TP::UINT16 ||
+         data_type == TP::UINT32 || data_type == TP::UINT64 || data_type == TP::BOOL;
 }
 
 // Element-wise arithmetic with numpy broadcasting of a scalar or an equal-shaped operand.
@@ -39,12 +47,15 @@ Result<Constant> Arithmetic(const onnx::NodeProto& n, const Constant& a, const C
     return Bad(n, "cannot broadcast constant operands");
   Constant out;
   out.dims = big.dims;
+  out.integer = a.integer && b.integer;
   const std::string& op = n.op_type();
   for (size_t i = 0; i < big.data.size(); ++i) {
     const size_t ia = a.data.size() == 1 ? 0 : i;
     const size_t ib = b.data.size() == 1 ? 0 : i;
     const double x = a.data[ia], y = b.data[ib];
     const bool batch = a.is_batch[ia] || b.is_batch[ib];
+    if (a.is_batch[ia] && b.is_batch[ib] && op != "Equal")
+      return Bad(n, "arithmetic between two batch sizes");
     double r = 0;
     if (op == "Add")
       r = x + y;
@@ -53,19 +64,23 @@ Result<Constant> Arithmetic(const onnx::NodeProto& n, const Constant& a, const C
     else if (op == "Mul")
       r = x * y;
     else if (op == "Div")
-      r = y == 0 ? 0 : x / y;
-    else if (op == "Equal")
-      r = x == y;
+      r = y == 0 ? 0 : out.integer ? std::trunc(x / y) : x / y;
+    else if (op == "Equal")  // the batch size compares as 0: never a size the graph tests for
+      r = (a.is_batch[ia] ? 0 : x) == (b.is_batch[ib] ? 0 : y);
     else if (op == "Pow")
       r = std::pow(x, y);
-    // Arithmetic on the batch size yields an unknown value unless it is the identity.
+    // A batch-size element holds its multiple of the batch: multiplying by a positive integer
+    // (either side) or dividing it by one that leaves an integer keeps it a multiple. Other
+    // arithmetic on it yields an unknown value unless it is the identity.
     const double other = a.is_batch[ia] ? y : x;
-    const bool identity = (op == "Mul" || op == "Div")   ? other == 1
-                          : (op == "Add" || op == "Sub") ? other == 0
-                                                         : false;
-    if (batch && !identity && op != "Equal") return Bad(n, "arithmetic on the batch size");
+    const bool multiple = (op == "Mul" && other >= 1 && other == std::floor(other)) ||
+                          (op == "Div" && a.is_batch[ia] && r >= 1 && r == std::floor(r));
+    const bool identity = (op == "Add" || op == "Sub") && other == 0;
+    if (batch && !identity && !multiple && op != "Equal")
+      return Bad(n, "arithmetic on the batch size");
+    if (batch && identity) r = a.is_batch[ia] ? x : y;
     out.data.push_back(r);
-    out.is_batch.push_back(batch && identity);
+    out.is_batch.push_back(batch && op != "Equal");
   }
   return out;
 }
@@ -91,7 +106,7 @@ Result<std::vector<int64_t>> AsInts(const onnx::NodeProto& n, const Constant& c)
 // The inputs each folded op reads without checking: a missing one is an error, not a crash.
 std::vector<size_t> RequiredInputs(const std::string& op) {
   if (op == "Identity" || op == "Cast" || op == "Sqrt" || op == "Unsqueeze" || op == "Squeeze" ||
-      op == "ConstantOfShape")
+      op == "ConstantOfShape" || op == "Shape")
     return {0};
   if (op == "Add" || op == "Sub" || op == "Mul" || op == "Div" || op == "Equal" || op == "Pow" ||
       op == "Expand" || op == "Reshape" || op == "Gather")
@@ -158,25 +173,44 @@ Result<Constant> FromTensor(const onnx::TensorProto& t) {
                                    std::to_string(c.data.size()) + " values for " +
                                    std::to_string(c.elements()) + " elements");
   c.is_batch.assign(c.data.size(), false);
+  c.integer = IsIntegerType(t.data_type());
   return c;
 }
 
-Constant ShapeOf(const std::vector<int64_t>& dims, int batch_axis) {
+Constant ShapeOf(const std::vector<int64_t>& dims, int batch_axis, int64_t factor) {
   Constant c;
   c.dims = {static_cast<int64_t>(dims.size())};
+  c.integer = true;
   for (size_t i = 0; i < dims.size(); ++i) {
     const bool batch = static_cast<int>(i) == batch_axis;
-    c.data.push_back(batch ? 0 : static_cast<double>(dims[i]));
+    c.data.push_back(batch ? static_cast<double>(factor) : static_cast<double>(dims[i]));
     c.is_batch.push_back(batch);
   }
   return c;
 }
 
 bool Foldable(const std::string& op) {
-  static const char* kOps[] = {
-      "Constant", "Gather",   "Unsqueeze", "Squeeze", "Concat",          "Cast",  "Add",   "Sub",
-      "Mul",      "Div",      "Equal",     "Pow",     "ConstantOfShape", "Slice", "Range", "Where",
-      "Expand",   "Identity", "Reshape",   "Sqrt"};
+  static const char* kOps[] = {"Constant",
+                               "Gather",
+                               "Unsqueeze",
+                               "Squeeze",
+                               "Concat",
+                               "Cast",
+                               "Add",
+                               "Sub",
+                               "Mul",
+                               "Div",
+                               "Equal",
+                               "Pow",
+                               "ConstantOfShape",
+                               "Slice",
+                               "Range",
+                               "Where",
+                               "Expand",
+                               "Identity",
+                               "Reshape",
+                               "Sqrt",
+                               "Shape"};
   for (const char* o : kOps)
     if (op == o) return true;
   return false;
@@ -190,10 +224,11 @@ Result<Constant> Fold(const onnx::NodeProto& n, const std::vector<const Constant
   if (op == "Constant") {
     for (const auto& a : n.attribute()) {
       if (a.name() == "value") return FromTensor(a.t());
-      if (a.name() == "value_int") return Scalar(static_cast<double>(a.i()));
-      if (a.name() == "value_float") return Scalar(a.f());
+      if (a.name() == "value_int") return Scalar(static_cast<double>(a.i()), true);
+      if (a.name() == "value_float") return Scalar(a.f(), false);
       if (a.name() == "value_ints") {
         Constant c;
+        c.integer = true;
         c.dims = {a.ints_size()};
         for (int64_t v : a.ints()) c.data.push_back(static_cast<double>(v));
         c.is_batch.assign(c.data.size(), false);
@@ -202,9 +237,26 @@ Result<Constant> Fold(const onnx::NodeProto& n, const std::vector<const Constant
     }
     return Bad(n, "Constant without a supported value attribute");
   }
-  if (op == "Identity" || op == "Cast") return *input(0);
+  if (op == "Identity") return *input(0);
+  if (op == "Shape") {  // of a constant (Shape of an activation is the converter's)
+    const Constant& x = *input(0);
+    Constant c;
+    c.dims = {static_cast<int64_t>(x.dims.size())};
+    c.integer = true;
+    for (int64_t d : x.dims) c.data.push_back(static_cast<double>(d));
+    c.is_batch.assign(c.data.size(), false);
+    return c;
+  }
+  if (op == "Cast") {
+    Constant c = *input(0);
+    c.integer = IsIntegerType(static_cast<int>(IntAttr(n, "to", 0)));
+    if (c.integer)
+      for (double& d : c.data) d = std::trunc(d);
+    return c;
+  }
   if (op == "Sqrt") {
     Constant c = *input(0);
+    c.integer = false;
     for (double& d : c.data) d = std::sqrt(d);
     return c;
   }
@@ -231,9 +283,19 @@ Result<Constant> Fold(const onnx::NodeProto& n, const std::vector<const Constant
       }
     }
     if (!c.batched && c.elements() <= kMaxFoldedElements) {
-      const double v = op == "Expand" && input(0)->has_data() && !input(0)->data.empty()
-                           ? input(0)->data[0]
-                           : 0.0;
+      // Expand: the source's first value (a constant expanded to a shape); ConstantOfShape: its
+      // `value` attribute (a one-element tensor), 0 without one.
+      double v = op == "Expand" && input(0)->has_data() && !input(0)->data.empty()
+                     ? input(0)->data[0]
+                     : 0.0;
+      if (op == "ConstantOfShape")
+        for (const auto& a : n.attribute())
+          if (a.name() == "value") {
+            Result<Constant> value = FromTensor(a.t());
+            if (!value.ok()) return value.status();
+            if (!value->data.empty()) v = value->data[0];
+            c.integer = value->integer;
+          }
       c.data.assign(c.elements(), v);
       c.is_batch.assign(c.data.size(), false);
     }
@@ -293,8 +355,10 @@ Result<Constant> Fold(const onnx::NodeProto& n, const std::vector<const Constant
   if (op == "Concat") {
     Constant c;
     c.dims = {0};
+    c.integer = true;
     for (const Constant* p : in) {
       if (!p) continue;
+      c.integer = c.integer && p->integer;
       if (p->dims.size() > 1) return Bad(n, "concatenating constants of rank > 1");
       if (!p->has_data()) return Bad(n, "concatenating constants without data");
       c.data.insert(c.data.end(), p->data.begin(), p->data.end());
@@ -310,6 +374,7 @@ Result<Constant> Fold(const onnx::NodeProto& n, const std::vector<const Constant
       return Bad(n, "only gathers from constant vectors fold");
     Constant c;
     c.dims = idx.dims;
+    c.integer = data.integer;
     for (double d : idx.data) {
       Result<int64_t> index = ToInt(n, d);
       if (!index.ok()) return index.status();
@@ -340,6 +405,7 @@ Result<Constant> Fold(const onnx::NodeProto& n, const std::vector<const Constant
     start = std::clamp<int64_t>(start, 0, size);
     end = std::clamp<int64_t>(end, 0, size);
     Constant c;
+    c.integer = data.integer;
     for (int64_t i = start; i < end; ++i) {
       c.data.push_back(data.data[i]);
       c.is_batch.push_back(data.is_batch[i]);
@@ -356,6 +422,7 @@ Result<Constant> Fold(const onnx::NodeProto& n, const std::vector<const Constant
         (limit - start) / delta > kMaxFoldedElements)
       return Bad(n, "Range of more values than a shape computation has");
     Constant c;
+    c.integer = input(0)->integer && input(1)->integer && input(2)->integer;
     for (double v = start; delta > 0 ? v < limit : v > limit; v += delta) c.data.push_back(v);
     c.dims = {static_cast<int64_t>(c.data.size())};
     c.is_batch.assign(c.data.size(), false);

@@ -16,7 +16,10 @@ namespace epochcost::onnx_import {
 struct Constant {
   std::vector<int64_t> dims;
   std::vector<double> data;    // empty when the values are unknown (stripped weights)
-  std::vector<bool> is_batch;  // per element: stands for the batch size
+  // Per element: stands for the batch size times the element's value, a positive integer (1
+  // from Shape; PyTorch's attention multiplies it by the heads, and the sequence by it).
+  std::vector<bool> is_batch;
+  bool integer = false;        // an integer tensor: Div truncates, as ONNX's integer Div does
   bool learned = false;        // a floating-point initializer: the model's parameters
   bool batched = false;        // has a batch-sized axis (initial RNN states, expanded tokens)
 
@@ -29,8 +32,8 @@ struct Constant {
 Result<Constant> FromTensor(const onnx::TensorProto& t);
 
 // The batch-marked shape vector that Shape(x) yields for an activation of full shape `dims`
-// whose batch axis is `batch_axis`.
-Constant ShapeOf(const std::vector<int64_t>& dims, int batch_axis);
+// whose batch axis is `batch_axis`, holding `factor` times the batch.
+Constant ShapeOf(const std::vector<int64_t>& dims, int batch_axis, int64_t factor = 1);
 
 // Whether `op` is one the folder evaluates when every input is a constant.
 bool Foldable(const std::string& op);

@@ -114,15 +114,18 @@ bool Converter::IsDataInput(const std::string& name) const {
 }
 std::vector<int64_t> Converter::FullShape(const Tensor& t) const {
   std::vector<int64_t> dims = SampleShape(t).dims;
-  dims.insert(dims.begin() + t.batch_axis, -1);
+  if (t.merged())
+    dims[t.batch_axis] = -1;
+  else
+    dims.insert(dims.begin() + t.batch_axis, -1);
   return dims;
 }
 Result<int> Converter::SampleAxis(const onnx::NodeProto& n, const Tensor& t, int64_t axis) const {
-  const int rank = static_cast<int>(SampleShape(t).dims.size()) + 1;
+  const int rank = static_cast<int>(SampleShape(t).dims.size()) + (t.merged() ? 0 : 1);
   const int a = static_cast<int>(axis < 0 ? axis + rank : axis);
   if (a < 0 || a >= rank) return Unsupported(n, "axis " + std::to_string(axis) + " out of range");
   if (a == t.batch_axis) return Unsupported(n, "operates across the batch axis");
-  return a > t.batch_axis ? a - 1 : a;
+  return a > t.batch_axis && !t.merged() ? a - 1 : a;
 }
 std::string Converter::LayerName(const onnx::NodeProto& n, const std::string& suffix) {
   std::string base = (n.name().empty() ? n.op_type() : n.name()) + suffix;
@@ -133,11 +136,15 @@ std::string Converter::LayerName(const onnx::NodeProto& n, const std::string& su
 }
 
 // Activations of graph inputs become input layers when first read.
-Result<Tensor> Converter::Act(const onnx::NodeProto& n, int slot) {
+Result<Tensor> Converter::Act(const onnx::NodeProto& n, int slot, bool merged_ok) {
   if (slot >= n.input_size() || n.input(slot).empty())
     return Unsupported(n, "input " + std::to_string(slot) + " is missing");
   const std::string& name = n.input(slot);
   if (auto it = acts_.find(name); it != acts_.end()) {
+    if (it->second.merged() && !merged_ok)
+      return Unsupported(n, "input '" + name + "' has the batch merged with another dimension (" +
+                                "as in PyTorch's attention); only reshapes, transposes, products, "
+                                "element-wise ops and softmax follow it");
     // The converters index an operand's per-sample dimensions; a per-sample scalar has none
     // (found by onnx_fuzzer: a Conv on one).
     if (SampleShape(it->second).rank() == 0)
@@ -164,28 +171,33 @@ Result<Tensor> Converter::Act(const onnx::NodeProto& n, int slot) {
   EPOCHCOST_RETURN_IF_ERROR(Emit(std::move(l), name, 0));
   return acts_.at(name);
 }
-Status Converter::Emit(LayerSpec l, const std::string& output, int batch_axis) {
+Status Converter::Emit(LayerSpec l, const std::string& output, int batch_axis, int64_t outer,
+                       int64_t inner) {
   std::vector<Shape> in;
   for (const std::string& i : l.inputs) in.push_back(shapes_.at(i));
   Result<Shape> shape = InferShape(l, in);
   if (!shape.ok()) return shape.status();
   shapes_[l.name] = *shape;
-  acts_[output] = Tensor{l.name, batch_axis};
+  acts_[output] = Tensor{l.name, batch_axis, outer, inner};
   layers_.push_back(std::move(l));
   return Status::Ok();
 }
 
-// A reshape that only moves or adds unit axes: a view layer to the given full shape.
+// A reshape that only moves or adds unit axes: a view layer to the given full shape (its batch
+// axis holding outer x batch x inner values).
 Status Converter::EmitView(const std::string& name, const Tensor& in,
                            std::vector<int64_t> full_dims, int batch_axis,
-                           const std::string& output) {
+                           const std::string& output, int64_t outer, int64_t inner) {
   LayerSpec l;
   l.name = name;
   l.kind = LayerKind::kReshape;
   l.inputs = {in.layer};
-  full_dims.erase(full_dims.begin() + batch_axis);
+  if (outer * inner > 1)
+    full_dims[batch_axis] = outer * inner;
+  else
+    full_dims.erase(full_dims.begin() + batch_axis);
   l.target_shape = std::move(full_dims);
-  return Emit(std::move(l), output, batch_axis);
+  return Emit(std::move(l), output, batch_axis, outer, inner);
 }
 bool Converter::Consumed(const std::string& value) const {
   if (readers_.contains(value)) return true;
@@ -225,7 +237,7 @@ Status Converter::Conv(const onnx::NodeProto& n) {
   return Emit(std::move(l), n.output(0), 0);
 }
 Status Converter::Gemm(const onnx::NodeProto& n) {
-  Result<Tensor> a = Act(n, 0);
+  Result<Tensor> a = Act(n, 0, true);
   if (!a.ok()) return a.status();
   const Constant* b = n.input_size() > 1 ? Const(n.input(1)) : nullptr;
   if (!b || b->dims.size() != 2) return Unsupported(n, "B must be a 2-D initializer");
@@ -236,10 +248,10 @@ Status Converter::Gemm(const onnx::NodeProto& n) {
   l.inputs = {a->layer};
   l.units = IntAttr(n, "transB", 0) ? b->dims[0] : b->dims[1];
   l.use_bias = n.input_size() > 2 && !n.input(2).empty();
-  return Emit(std::move(l), n.output(0), a->batch_axis);
+  return EmitLike(std::move(l), n.output(0), *a);
 }
 Status Converter::MatMul(const onnx::NodeProto& n) {
-  Result<Tensor> a = Act(n, 0);
+  Result<Tensor> a = Act(n, 0, true);
   if (!a.ok()) return a.status();
   if (const Constant* b = Const(n.input(1))) {
     if (b->dims.size() != 2) return Unsupported(n, "B must be 2-D");
@@ -250,25 +262,29 @@ Status Converter::MatMul(const onnx::NodeProto& n) {
     l.units = b->dims[1];
     l.use_bias = false;
     bias_free_dense_[n.output(0)] = static_cast<int>(layers_.size());
-    return Emit(std::move(l), n.output(0), a->batch_axis);
+    return EmitLike(std::move(l), n.output(0), *a);
   }
-  Result<Tensor> b = Act(n, 1);
+  Result<Tensor> b = Act(n, 1, true);
   if (!b.ok()) return b.status();
-  if (a->batch_axis != b->batch_axis) return Unsupported(n, "operands batch on different axes");
+  if (a->batch_axis != b->batch_axis || a->outer != b->outer || a->inner != b->inner)
+    return Unsupported(n, "operands batch on different axes");
   LayerSpec l;
   l.name = LayerName(n);
   l.kind = LayerKind::kMatMul;
   l.inputs = {a->layer, b->layer};
-  return Emit(std::move(l), n.output(0), a->batch_axis);
+  return EmitLike(std::move(l), n.output(0), *a);
 }
 Status Converter::Binary(const onnx::NodeProto& n) {
   const std::string& op = n.op_type();
   const bool a_act = IsAct(n.input(0)), b_act = IsAct(n.input(1));
   if (a_act && b_act) {
-    Result<Tensor> a = Act(n, 0);
+    Result<Tensor> a = Act(n, 0, true);
     if (!a.ok()) return a.status();
-    Result<Tensor> b = Act(n, 1);
+    Result<Tensor> b = Act(n, 1, true);
     if (!b.ok()) return b.status();
+    if (a->outer != b->outer || a->inner != b->inner ||
+        (a->merged() && a->batch_axis != b->batch_axis))
+      return Unsupported(n, "operands batch on different axes");
     LayerSpec l;
     l.name = LayerName(n);
     l.kind = op == "Add"   ? LayerKind::kAdd
@@ -276,10 +292,10 @@ Status Converter::Binary(const onnx::NodeProto& n) {
              : op == "Mul" ? LayerKind::kMultiply
                            : LayerKind::kDivide;
     l.inputs = {a->layer, b->layer};
-    return Emit(std::move(l), n.output(0), a->batch_axis);
+    return EmitLike(std::move(l), n.output(0), *a);
   }
   const int act_slot = a_act ? 0 : 1;
-  Result<Tensor> x = Act(n, act_slot);
+  Result<Tensor> x = Act(n, act_slot, true);
   if (!x.ok()) return x.status();
   const Constant* c = Const(n.input(1 - act_slot));
   if (!c) return Unsupported(n, "operand is neither an activation nor a constant");
@@ -303,10 +319,10 @@ Status Converter::Binary(const onnx::NodeProto& n) {
     l.op = op;
     if (c->learned) l.learned_elements = c->elements();
   }
-  return Emit(std::move(l), n.output(0), x->batch_axis);
+  return EmitLike(std::move(l), n.output(0), *x);
 }
 Status Converter::Activate(const onnx::NodeProto& n) {
-  Result<Tensor> x = Act(n, 0);
+  Result<Tensor> x = Act(n, 0, true);
   if (!x.ok()) return x.status();
   static const std::map<std::string, Activation> kMap = {{"Relu", Activation::kRelu},
                                                          {"Sigmoid", Activation::kSigmoid},
@@ -333,10 +349,10 @@ Status Converter::Activate(const onnx::NodeProto& n) {
       l.flops_per_element = 2;
     }
   }
-  return Emit(std::move(l), n.output(0), x->batch_axis);
+  return EmitLike(std::move(l), n.output(0), *x);
 }
 Status Converter::Unary(const onnx::NodeProto& n) {
-  Result<Tensor> x = Act(n, 0);
+  Result<Tensor> x = Act(n, 0, true);
   if (!x.ok()) return x.status();
   LayerSpec l;
   l.name = LayerName(n);
@@ -345,16 +361,16 @@ Status Converter::Unary(const onnx::NodeProto& n) {
   l.op = n.op_type();
   l.flops_per_element =
       n.op_type() == "Erf" || n.op_type() == "Exp" || n.op_type() == "Log" ? 4 : 1;
-  return Emit(std::move(l), n.output(0), x->batch_axis);
+  return EmitLike(std::move(l), n.output(0), *x);
 }
 Status Converter::Identity(const onnx::NodeProto& n) {
-  Result<Tensor> x = Act(n, 0);
+  Result<Tensor> x = Act(n, 0, true);
   if (!x.ok()) return x.status();
   acts_[n.output(0)] = *x;
   return Status::Ok();
 }
 Status Converter::Dropout(const onnx::NodeProto& n) {
-  Result<Tensor> x = Act(n, 0);
+  Result<Tensor> x = Act(n, 0, true);
   if (!x.ok()) return x.status();
   double ratio = FloatAttr(n, "ratio", 0.5);
   if (const Constant* r = n.input_size() > 1 ? Const(n.input(1)) : nullptr; r && r->has_data())
@@ -364,7 +380,7 @@ Status Converter::Dropout(const onnx::NodeProto& n) {
   l.kind = LayerKind::kDropout;
   l.inputs = {x->layer};
   l.rate = ratio;
-  return Emit(std::move(l), n.output(0), x->batch_axis);
+  return EmitLike(std::move(l), n.output(0), *x);
 }
 Status Converter::Pool(const onnx::NodeProto& n) {
   Result<Tensor> x = Act(n, 0);
@@ -481,6 +497,8 @@ Result<Model> Converter::Run(const std::string& origin) {
       return Status::Unsupported(origin + ": graph input '" + in.name() + "' has no shape");
     if (batch_symbol_.empty() && shape.dim(0).has_dim_param())
       batch_symbol_ = shape.dim(0).dim_param();
+    if (static_batch_ == 0 && shape.dim(0).has_dim_value() && shape.dim(0).dim_value() > 0)
+      static_batch_ = shape.dim(0).dim_value();
   }
   for (const auto& vi : g.value_info()) {
     std::vector<int64_t> dims;
@@ -521,9 +539,10 @@ Result<Model> Converter::Run(const std::string& origin) {
       in.push_back(c);
     }
     if (node.op_type() == "Shape" && IsAct(node.input(0))) {
-      Result<Tensor> x = Act(node, 0);
+      Result<Tensor> x = Act(node, 0, true);
       if (!x.ok()) return x.status().WithContext(origin);
-      consts_[node.output(0)] = onnx_import::ShapeOf(FullShape(*x), x->batch_axis);
+      consts_[node.output(0)] =
+          onnx_import::ShapeOf(FullShape(*x), x->batch_axis, x->outer * x->inner);
       continue;
     }
     if (all_const && onnx_import::Foldable(node.op_type())) {

@@ -4,6 +4,17 @@
 #include "engine/onnx_converter.h"
 
 namespace epochcost::onnx_import {
+namespace {
+
+// a *= b for dimensions read from a file: false (a unchanged) where it would overflow.
+bool MulDims(int64_t* a, int64_t b) {
+  int64_t r;
+  if (__builtin_mul_overflow(*a, b, &r)) return false;
+  *a = r;
+  return true;
+}
+
+}  // namespace
 
 Status Converter::Flatten(const onnx::NodeProto& n) {
   Result<Tensor> x = Act(n, 0);
@@ -18,10 +29,10 @@ Status Converter::Flatten(const onnx::NodeProto& n) {
 }
 
 Status Converter::Transpose(const onnx::NodeProto& n) {
-  Result<Tensor> x = Act(n, 0);
+  Result<Tensor> x = Act(n, 0, true);
   if (!x.ok()) return x.status();
   std::vector<int64_t> perm = IntsAttr(n, "perm");
-  const int rank = SampleShape(*x).rank() + 1;
+  const int rank = SampleShape(*x).rank() + (x->merged() ? 0 : 1);
   if (perm.empty())
     for (int i = rank - 1; i >= 0; --i) perm.push_back(i);
   if (static_cast<int>(perm.size()) != rank) return Unsupported(n, "perm does not match rank");
@@ -30,6 +41,20 @@ Status Converter::Transpose(const onnx::NodeProto& n) {
   l.name = LayerName(n);
   l.kind = LayerKind::kTranspose;
   l.inputs = {x->layer};
+  if (x->merged()) {  // the merged axis is one of the sample's: every axis moves per sample
+    bool identity = true;
+    for (int j = 0; j < rank; ++j) {
+      if (perm[j] == x->batch_axis) out_batch = j;
+      identity = identity && perm[j] == j;
+      l.perm.push_back(static_cast<int>(perm[j]));
+    }
+    if (identity) {
+      acts_[n.output(0)] = *x;
+      return Status::Ok();
+    }
+    if (out_batch < 0) return Unsupported(n, "perm does not move the batch axis anywhere");
+    return Emit(std::move(l), n.output(0), out_batch, x->outer, x->inner);
+  }
   bool identity = true;
   for (int j = 0; j < rank; ++j) {
     if (perm[j] == x->batch_axis) {
@@ -83,7 +108,12 @@ Status Converter::Concat(const onnx::NodeProto& n) {
   // A learned token expanded over the batch and put in front of a sequence: ViT's class token.
   if (n.input_size() == 2) {
     const Constant* token = Const(n.input(0));
-    if (token && token->batched && token->learned && IsAct(n.input(1))) {
+    // Expanded over the batch: marked where the batch size is symbolic; in a static export, the
+    // token's first dimension is the export's batch size.
+    const bool over_batch =
+        token && (token->batched || (static_batch_ > 0 && !token->dims.empty() &&
+                                     token->dims[0] == static_batch_ && token->dims.size() == 3));
+    if (over_batch && token->learned && IsAct(n.input(1))) {
       Result<Tensor> x = Act(n, 1);
       if (!x.ok()) return x.status();
       LayerSpec l;
@@ -233,20 +263,91 @@ Status Converter::Pad(const onnx::NodeProto& n) {
   return Emit(std::move(l), n.output(0), 0);
 }
 
+// Where a reshape of `x` to `target` puts the batch. A row-major reshape keeps the batch's place
+// in the order of the elements: O values outside it and I inside it (one sample holds O x I).
+// The target's axis i holds it where the target's dimensions before i divide O and those after
+// divide I; the axis then holds (O / before) x batch x (I / after) values. `marked` is the axis
+// a folded shape marks as `factor` times the batch (-1: none); else the axis whose entry is -1
+// or the batch size of a static export times that product. {axis -1} where none fits.
+Converter::Kept Converter::KeptBatchAxis(const Tensor& x, const std::vector<int64_t>& target,
+                                         int marked, int64_t factor) const {
+  const std::vector<int64_t> in = FullShape(x);
+  const int64_t sample = SampleShape(x).elements();
+  int64_t outside = x.outer;  // O
+  for (int i = 0; i < x.batch_axis; ++i)
+    if (!MulDims(&outside, in[i])) return {};
+  if (outside <= 0 || sample % outside != 0) return {};
+  const int64_t inside = sample / outside;  // I
+  // The target with the batch's entry as its factor and one other unknown (-1) entry as what
+  // the sample's elements leave for it; empty where that does not divide.
+  auto resolved = [&](size_t batch_axis, int64_t batch_factor) {
+    std::vector<int64_t> t = target;
+    t[batch_axis] = batch_factor;
+    int64_t known = 1;
+    int unknown = -1;
+    for (size_t j = 0; j < t.size(); ++j) {
+      if (t[j] == -1 && unknown < 0)
+        unknown = static_cast<int>(j);
+      else if (t[j] <= 0 || !MulDims(&known, t[j]))
+        return std::vector<int64_t>();
+    }
+    if (unknown >= 0) {
+      if (sample % known != 0) return std::vector<int64_t>();
+      t[unknown] = sample / known;
+    }
+    return t;
+  };
+  auto fits = [&](const std::vector<int64_t>& t, size_t i) -> Kept {
+    if (t.empty()) return {};
+    int64_t before = 1, after = 1;
+    for (size_t j = 0; j < i; ++j)
+      if (!MulDims(&before, t[j])) return {};
+    for (size_t j = i + 1; j < t.size(); ++j)
+      if (!MulDims(&after, t[j])) return {};
+    if (outside % before != 0 || inside % after != 0) return {};
+    const Kept k{static_cast<int>(i), outside / before, inside / after};
+    return k.outer * k.inner == t[i] ? k : Kept{};
+  };
+  if (marked >= 0) return fits(resolved(marked, factor), marked);
+  for (size_t i = 0; i < target.size(); ++i) {
+    if (target[i] == -1) {  // the batch's axis holds what the other entries leave of a sample
+      int64_t rest = 1;
+      for (size_t j = 0; j < target.size(); ++j)
+        if (j != i && (target[j] <= 0 || !MulDims(&rest, target[j]))) rest = 0;
+      if (rest <= 0 || sample % rest != 0) continue;
+      const Kept k = fits(resolved(i, sample / rest), i);
+      if (k.axis >= 0) return k;
+      continue;
+    }
+    if (static_batch_ <= 0 || target[i] <= 0 || target[i] % static_batch_ != 0) continue;
+    const Kept k = fits(resolved(i, target[i] / static_batch_), i);
+    if (k.axis >= 0) return k;
+  }
+  return {};
+}
+
 // The target comes from folded constants, where the batch size is marked, or else from ONNX
-// shape inference, where it is the graph's symbolic batch dimension.
+// shape inference, where it is the graph's symbolic batch dimension. Without either (a static
+// export folds the batch size into the target; `view(-1, C)` leaves it to -1) the batch goes
+// where the reshape keeps it (KeptBatchAxis), as it does where PyTorch's attention merges it
+// with the heads or the sequence (Tensor).
 Status Converter::Reshape(const onnx::NodeProto& n) {
-  Result<Tensor> x = Act(n, 0);
+  Result<Tensor> x = Act(n, 0, true);
   if (!x.ok()) return x.status();
   std::vector<int64_t> target;
-  int batch = -1;
+  int marked = -1;
+  int64_t factor = 1;
   const Constant* shape = Const(n.input(1));
   if (shape && shape->has_data()) {
     const std::vector<int64_t> in = FullShape(*x);
     for (size_t i = 0; i < shape->data.size(); ++i) {
+      if (shape->is_batch[i] && !(shape->data[i] >= 1 && shape->data[i] <= 0x1p40))
+        return Unsupported(n, "the target's batch entry is not a multiple of it");
       int64_t d = static_cast<int64_t>(shape->data[i]);
       if (shape->is_batch[i] || (d == 0 && static_cast<int>(i) == x->batch_axis)) {
-        batch = static_cast<int>(i);
+        if (marked >= 0) return Unsupported(n, "the target has two batch-sized entries");
+        marked = static_cast<int>(i);
+        factor = shape->is_batch[i] ? d : x->outer * x->inner;
         d = -1;
       } else if (d == 0 && i < in.size()) {
         d = in[i];
@@ -256,13 +357,36 @@ Status Converter::Reshape(const onnx::NodeProto& n) {
   } else if (auto it = inferred_.find(n.output(0)); it != inferred_.end()) {
     target = it->second;
     for (size_t i = 0; i < target.size(); ++i)
-      if (target[i] == -1 && batch < 0) batch = static_cast<int>(i);
+      if (target[i] == -1 && marked < 0) marked = static_cast<int>(i);
+    if (marked >= 0 && x->merged())
+      return Unsupported(n, "cannot tell how the target shape holds the merged batch");
   }
-  if (batch < 0) return Unsupported(n, "cannot tell which axis of the target shape is the batch");
-  for (size_t i = 0; i < target.size(); ++i)
-    if (static_cast<int>(i) != batch && target[i] == -1 && shape == nullptr)
-      return Unsupported(n, "target shape is not fully known");
-  return EmitView(LayerName(n), *x, target, batch, n.output(0));
+  if (marked >= 0 && factor == 1 && !x->merged()) {  // the batch alone
+    for (size_t i = 0; i < target.size(); ++i)
+      if (static_cast<int>(i) != marked && target[i] == -1 && shape == nullptr)
+        return Unsupported(n, "target shape is not fully known");
+    return EmitView(LayerName(n), *x, target, marked, n.output(0));
+  }
+  if (!shape || !shape->has_data())
+    return Unsupported(n, "cannot tell which axis of the target shape is the batch");
+  const Kept kept = KeptBatchAxis(*x, target, marked, factor);
+  if (kept.axis < 0)
+    return Unsupported(n, marked >= 0 ? "the batch does not keep its place in the target shape"
+                                      : "cannot tell which axis of the target shape is the batch");
+  // The per-sample target: the batch's axis holds outer x inner of a sample's values, and one
+  // other -1 what is left.
+  std::vector<int64_t> dims = target;
+  int64_t known = kept.outer * kept.inner;
+  int unknown = -1;
+  for (size_t j = 0; j < dims.size(); ++j) {
+    if (static_cast<int>(j) == kept.axis) continue;
+    if (dims[j] == -1)
+      unknown = static_cast<int>(j);
+    else if (dims[j] <= 0 || !MulDims(&known, dims[j]))
+      return Unsupported(n, "target shape " + std::to_string(dims[j]) + " is not a size");
+  }
+  if (unknown >= 0) dims[unknown] = SampleShape(*x).elements() / known;
+  return EmitView(LayerName(n), *x, dims, kept.axis, n.output(0), kept.outer, kept.inner);
 }
 
 // ONNX LSTM/GRU: X is (T, N, I) (layout 0) or (N, T, I) (layout 1); Y is (T, D, N, H) or

@@ -77,6 +77,39 @@ class SmallEncoder(nn.Module):
         return self.fc(self.enc(self.emb(ids))[:, 0, :])
 
 
+class ViewCnn(nn.Module):
+    """A convolution flattened by view(): the batch size is folded into the Reshape targets of a
+    static export (torch.onnx.export without dynamic_axes)."""
+    def __init__(self):
+        super().__init__()
+        self.conv = nn.Conv2d(3, 8, 3)
+        self.fc1 = nn.Linear(8 * 30 * 30, 32)
+        self.fc2 = nn.Linear(32, 10)
+
+    def forward(self, x):
+        x = torch.relu(self.conv(x)).view(x.size(0), -1)
+        return self.fc2(torch.relu(self.fc1(x)).view(-1, 32))
+
+
+class MiniVit(nn.Module):
+    """A two-layer pre-norm ViT on 32 x 32 images (8 x 8 patches, d=64, 4 heads): the class token
+    is expanded over the batch (Shape, ConstantOfShape, Equal, Where, Expand) and concatenated."""
+    def __init__(self, d=64):
+        super().__init__()
+        self.patch = nn.Conv2d(3, d, 8, 8)
+        self.cls = nn.Parameter(torch.zeros(1, 1, d))
+        self.pos = nn.Parameter(torch.zeros(1, 17, d))
+        layer = nn.TransformerEncoderLayer(d, 4, 128, batch_first=True, norm_first=True,
+                                           activation="gelu")
+        self.enc = nn.TransformerEncoder(layer, 2)
+        self.head = nn.Linear(d, 10)
+
+    def forward(self, x):
+        x = self.patch(x).flatten(2).transpose(1, 2)
+        x = torch.cat([self.cls.expand(x.shape[0], -1, -1), x], dim=1) + self.pos
+        return self.head(self.enc(x)[:, 0])
+
+
 def strip(path):
     m = onnx.load(path)
     for init in m.graph.initializer:
@@ -87,12 +120,12 @@ def strip(path):
     onnx.save(m, path)
 
 
-def export(model, example, name, input_names, stripped):
+def export(model, example, name, input_names, stripped, dynamic=True):
     model.eval()
     path = os.path.join(OUT, name + ".onnx")
+    axes = {n: {0: "batch"} for n in input_names + ["out"]} if dynamic else None
     torch.onnx.export(model, example, path, input_names=input_names, output_names=["out"],
-                      dynamic_axes={n: {0: "batch"} for n in input_names + ["out"]},
-                      opset_version=14, do_constant_folding=True)
+                      dynamic_axes=axes, opset_version=14, do_constant_folding=True)
     if stripped:
         strip(path)
     print("wrote", path, os.path.getsize(path), "bytes")
@@ -107,6 +140,14 @@ def main():
            stripped=True)
     export(SmallEncoder(), torch.zeros(1, 16, dtype=torch.long), "small_encoder", ["ids"],
            stripped=True)
+    # Static exports (the batch size folded into the graph), at a batch of 4.
+    export(SmallEncoder(), torch.zeros(4, 16, dtype=torch.long), "small_encoder_static", ["ids"],
+           stripped=True, dynamic=False)
+    export(ViewCnn(), torch.zeros(4, 3, 32, 32), "view_cnn_static", ["image"], stripped=True,
+           dynamic=False)
+    export(MiniVit(), torch.zeros(4, 3, 32, 32), "mini_vit", ["image"], stripped=True)
+    export(MiniVit(), torch.zeros(4, 3, 32, 32), "mini_vit_static", ["image"], stripped=True,
+           dynamic=False)
 
 
 if __name__ == "__main__":
