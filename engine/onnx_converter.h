@@ -74,6 +74,7 @@ class Converter {
   Status Binary(const onnx::NodeProto& n);
   Status Activate(const onnx::NodeProto& n);
   Status Unary(const onnx::NodeProto& n);
+  Status Select(const onnx::NodeProto& n);
   Status Identity(const onnx::NodeProto& n);
   Status Dropout(const onnx::NodeProto& n);
   Status Pool(const onnx::NodeProto& n);

@@ -41,7 +41,23 @@ bool IsIntegerType(int data_type) {
 
 // Element-wise arithmetic with numpy broadcasting of a scalar or an equal-shaped operand.
 Result<Constant> Arithmetic(const onnx::NodeProto& n, const Constant& a, const Constant& b) {
-  if (!a.has_data() || !b.has_data()) return Bad(n, "operands have no data");
+  if (!a.has_data() || !b.has_data()) {
+    // A stripped weight (a mask buffer exported without its values): the result's shape, by
+    // numpy broadcasting, without values.
+    Constant out;
+    out.dims = a.dims.size() >= b.dims.size() ? a.dims : b.dims;
+    const std::vector<int64_t>& other = a.dims.size() >= b.dims.size() ? b.dims : a.dims;
+    const size_t shift = out.dims.size() - other.size();
+    for (size_t i = 0; i < other.size(); ++i) {
+      int64_t& d = out.dims[shift + i];
+      if (d == 1)
+        d = other[i];
+      else if (other[i] != 1 && other[i] != d)
+        return Bad(n, "cannot broadcast constant operands");
+    }
+    out.learned = (a.learned || b.learned) && n.op_type() != "Equal";  // a mask is not learned
+    return out;
+  }
   const Constant& big = a.data.size() >= b.data.size() ? a : b;
   if (a.data.size() != b.data.size() && a.data.size() != 1 && b.data.size() != 1)
     return Bad(n, "cannot broadcast constant operands");
@@ -113,6 +129,51 @@ std::vector<size_t> RequiredInputs(const std::string& op) {
     return {0, 1};
   if (op == "Slice" || op == "Range" || op == "Where") return {0, 1, 2};
   return {};
+}
+
+// Slice of a constant of rank > 1 (a causal mask cut to the sequence, mask[:, :, :T, :T]): the
+// result's dims, and its values where the source has them. Steps of 1 only.
+Result<Constant> SliceTensor(const onnx::NodeProto& n, const std::vector<const Constant*>& in) {
+  auto input = [&](size_t i) -> const Constant* { return i < in.size() ? in[i] : nullptr; };
+  const Constant& data = *input(0);
+  const Constant *starts = input(1), *ends = input(2), *axes = input(3), *steps = input(4);
+  if (!starts || !ends || !starts->has_data() || !ends->has_data() ||
+      starts->data.size() != ends->data.size() ||
+      (axes && (!axes->has_data() || axes->data.size() != starts->data.size())))
+    return Bad(n, "slice bounds are not constant");
+  if (steps && steps->has_data())
+    for (double d : steps->data)
+      if (d != 1) return Bad(n, "slice steps other than 1");
+  const int64_t rank = static_cast<int64_t>(data.dims.size());
+  std::vector<int64_t> begin(rank, 0), dims = data.dims;
+  const auto bound = [](double d) { return static_cast<int64_t>(std::clamp(d, -1e15, 1e15)); };
+  for (size_t k = 0; k < starts->data.size(); ++k) {
+    int64_t axis = axes ? bound(axes->data[k]) : static_cast<int64_t>(k);
+    if (axis < 0) axis += rank;
+    if (axis < 0 || axis >= rank) return Bad(n, "slice axis out of range");
+    const int64_t size = data.dims[axis];
+    int64_t start = bound(starts->data[k]), end = bound(ends->data[k]);
+    if (start < 0) start += size;
+    if (end < 0) end += size;
+    start = std::clamp<int64_t>(start, 0, size);
+    end = std::clamp<int64_t>(end, start, size);
+    begin[axis] = start;
+    dims[axis] = end - start;
+  }
+  Constant c;
+  c.dims = dims;
+  c.learned = data.learned;
+  c.integer = data.integer;
+  if (data.data.empty() || c.elements() > kMaxFoldedElements) return c;
+  std::vector<int64_t> index(rank, 0);
+  for (int64_t flat = 0; flat < c.elements(); ++flat) {
+    int64_t source = 0;
+    for (int64_t a = 0; a < rank; ++a) source = source * data.dims[a] + begin[a] + index[a];
+    c.data.push_back(data.data[source]);
+    c.is_batch.push_back(false);
+    for (int64_t a = rank - 1; a >= 0 && ++index[a] == dims[a]; --a) index[a] = 0;
+  }
+  return c;
 }
 
 }  // namespace
@@ -370,6 +431,19 @@ Result<Constant> Fold(const onnx::NodeProto& n, const std::vector<const Constant
   if (op == "Gather") {
     const Constant& data = *input(0);
     const Constant& idx = *input(1);
+    // Rows of a learned table at constant indices (GPT-2's position embedding, wpe(arange(T))):
+    // a learned constant of the rows' shape, added to the activations downstream. Its layer
+    // counts the T rows as parameters, the table's where the export ran at the full context.
+    if (data.learned && data.dims.size() == 2 && IntAttr(n, "axis", 0) == 0 && idx.has_data()) {
+      Constant c;
+      c.dims = idx.dims;
+      c.dims.push_back(data.dims[1]);
+      c.learned = true;
+      for (double d : idx.data)
+        if (!(d >= -static_cast<double>(data.dims[0]) && d < static_cast<double>(data.dims[0])))
+          return Bad(n, "index out of range");
+      return c;
+    }
     if (!data.has_data() || !idx.has_data() || data.dims.size() > 1)
       return Bad(n, "only gathers from constant vectors fold");
     Constant c;
@@ -386,6 +460,7 @@ Result<Constant> Fold(const onnx::NodeProto& n, const std::vector<const Constant
     }
     return c;
   }
+  if (op == "Slice" && input(0)->dims.size() > 1) return SliceTensor(n, in);
   if (op == "Slice") {
     const Constant& data = *input(0);
     if (!data.has_data() || data.dims.size() != 1 || !input(1) || !input(2))

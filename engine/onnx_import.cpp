@@ -102,6 +102,7 @@ const std::map<std::string, Converter::Handler>& Converter::Handlers() {
       {"LSTM", &Converter::Rnn},
       {"GRU", &Converter::Rnn},
       {"Pad", &Converter::Pad},
+      {"Where", &Converter::Select},
   };
   return handlers;
 }
@@ -319,6 +320,20 @@ Status Converter::Binary(const onnx::NodeProto& n) {
     l.op = op;
     if (c->learned) l.learned_elements = c->elements();
   }
+  return EmitLike(std::move(l), n.output(0), *x);
+}
+// Where(condition, X, Y) with one of X, Y an activation and the rest constants: an element-wise
+// select over the activation (a causal mask filling the attention scores with -inf).
+Status Converter::Select(const onnx::NodeProto& n) {
+  if (IsAct(n.input(0)) || IsAct(n.input(1)) == IsAct(n.input(2)))
+    return Unsupported(n, "only a constant condition selecting from one activation is supported");
+  Result<Tensor> x = Act(n, IsAct(n.input(1)) ? 1 : 2, true);
+  if (!x.ok()) return x.status();
+  LayerSpec l;
+  l.name = LayerName(n);
+  l.kind = LayerKind::kElementwise;
+  l.inputs = {x->layer};
+  l.op = "Where";
   return EmitLike(std::move(l), n.output(0), *x);
 }
 Status Converter::Activate(const onnx::NodeProto& n) {

@@ -128,6 +128,29 @@ TEST(OnnxImportTest, VitClassTokenExpandedOverTheBatch) {
   EXPECT_DOUBLE_EQ(a->total.bwd().flops(), b->total.bwd().flops());
 }
 
+// nanoGPT's block: wpe(arange(T)) gathers learned rows at constant indices, and the causal mask
+// (a registered buffer, stripped here as weights are) is sliced to the sequence, compared and
+// applied with Where over the scores. Both exports import to the same model.
+TEST(OnnxImportTest, GptPositionsAndCausalMask) {
+  Result<Model> dynamic = ImportOnnxFile(kDir + "mini_gpt.onnx");
+  Result<Model> fixed = ImportOnnxFile(kDir + "mini_gpt_static.onnx");
+  ASSERT_TRUE(dynamic.ok()) << dynamic.status().message();
+  ASSERT_TRUE(fixed.ok()) << fixed.status().message();
+  // wte 500 x 64, wpe 32 x 64; per block two norms 2 x 128, qkv 64 x 192 + 192, proj 64 x 64
+  // + 64, mlp 64 x 256 + 256 and 256 x 64 + 64; final norm 128; head 64 x 500.
+  const int64_t params = 32000 + 2048 + 2 * (256 + 12480 + 4160 + 16640 + 16448) + 128 + 32000;
+  EXPECT_EQ(TotalParams(*dynamic), params);
+  EXPECT_EQ(TotalParams(*fixed), params);
+  for (const Model* m : {&*dynamic, &*fixed}) {
+    const int mask = *m->Find("/blocks/blocks.0/Where");
+    EXPECT_EQ(m->layer(mask).kind, LayerKind::kElementwise);
+    EXPECT_EQ(m->output_shape(mask).dims, (std::vector<int64_t>{4, 32, 32}));
+  }
+  Result<ModelReport> a = Analyze(*dynamic, {.batch = 2}), b = Analyze(*fixed, {.batch = 2});
+  ASSERT_TRUE(a.ok() && b.ok());
+  EXPECT_DOUBLE_EQ(a->total.fwd.flops(), b->total.fwd.flops());
+}
+
 // torch.onnx.export without dynamic_axes folds the batch size (4) into every Reshape target:
 // view(x.size(0), -1) becomes [4, -1], view(-1, 32) stays [-1, 32].
 TEST(OnnxImportTest, StaticExportsFoldTheBatchSizeIntoReshapes) {

@@ -7,6 +7,7 @@ Each model mirrors a zoo model (same layers, PyTorch's NCHW layout). Large files
 their weights stripped (shapes kept), which is also how the importer's "weights absent" path is
 tested: `strip()` clears the initializers' data and keeps their dims.
 """
+import math
 import os
 
 import onnx
@@ -110,6 +111,48 @@ class MiniVit(nn.Module):
         return self.head(self.enc(x)[:, 0])
 
 
+class GptBlock(nn.Module):
+    """GPT-2's block as nanoGPT writes it: causal self-attention over a registered tril mask
+    (sliced to the sequence, masked_fill: Slice, Equal, Where), tanh GELU, pre-norm."""
+    def __init__(self, d=64, heads=4, context=32):
+        super().__init__()
+        self.heads = heads
+        self.ln1 = nn.LayerNorm(d)
+        self.qkv = nn.Linear(d, 3 * d)
+        self.proj = nn.Linear(d, d)
+        self.ln2 = nn.LayerNorm(d)
+        self.mlp = nn.Sequential(nn.Linear(d, 4 * d), nn.GELU(approximate="tanh"),
+                                 nn.Linear(4 * d, d))
+        self.register_buffer("mask", torch.tril(torch.ones(context, context))
+                             .view(1, 1, context, context))
+
+    def forward(self, x):
+        b, t, c = x.size()
+        q, k, v = self.qkv(self.ln1(x)).split(c, dim=2)
+        q, k, v = (z.view(b, t, self.heads, c // self.heads).transpose(1, 2) for z in (q, k, v))
+        att = (q @ k.transpose(-2, -1)) * (1.0 / math.sqrt(k.size(-1)))
+        att = att.masked_fill(self.mask[:, :, :t, :t] == 0, float("-inf")).softmax(-1)
+        y = (att @ v).transpose(1, 2).contiguous().view(b, t, c)
+        x = x + self.proj(y)
+        return x + self.mlp(self.ln2(x))
+
+
+class MiniGpt(nn.Module):
+    """Token and position embeddings (wpe(arange(T)): a Gather of learned rows at constant
+    indices), two GptBlocks, final norm, untied head."""
+    def __init__(self):
+        super().__init__()
+        self.wte = nn.Embedding(500, 64)
+        self.wpe = nn.Embedding(32, 64)
+        self.blocks = nn.Sequential(GptBlock(), GptBlock())
+        self.ln = nn.LayerNorm(64)
+        self.head = nn.Linear(64, 500, bias=False)
+
+    def forward(self, idx):
+        pos = torch.arange(0, idx.size(1), dtype=torch.long).unsqueeze(0)
+        return self.head(self.ln(self.blocks(self.wte(idx) + self.wpe(pos))))
+
+
 def strip(path):
     m = onnx.load(path)
     for init in m.graph.initializer:
@@ -148,6 +191,9 @@ def main():
     export(MiniVit(), torch.zeros(4, 3, 32, 32), "mini_vit", ["image"], stripped=True)
     export(MiniVit(), torch.zeros(4, 3, 32, 32), "mini_vit_static", ["image"], stripped=True,
            dynamic=False)
+    export(MiniGpt(), torch.zeros(4, 32, dtype=torch.long), "mini_gpt", ["ids"], stripped=True)
+    export(MiniGpt(), torch.zeros(4, 32, dtype=torch.long), "mini_gpt_static", ["ids"],
+           stripped=True, dynamic=False)
 
 
 if __name__ == "__main__":
