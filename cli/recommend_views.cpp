@@ -32,15 +32,6 @@ std::pair<std::string, std::string> PathOf(const pricing::RankedOffer& o) {
   return {PathOfSource(o.source), o.gpus > 0 ? "gpu" : "cpu"};
 }
 
-// The record of `path` among `records` (ShippedRecordsOf's, for ShownPaths), or why there is none.
-Result<PathRecord> RecordOf(const std::pair<std::string, std::string>& path,
-                            const Result<std::vector<PathRecord>>& records) {
-  if (!records.ok()) return records.status();
-  for (const PathRecord& r : *records)
-    if (r.path == path.first && r.device_kind == path.second) return r;
-  return Status::Internal("no record computed for " + path.first);
-}
-
 }  // namespace
 
 std::vector<std::pair<std::string, std::string>> ShownPaths(const pricing::Recommendation& r,

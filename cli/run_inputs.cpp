@@ -180,6 +180,14 @@ Result<std::vector<PathRecord>> ShippedRecordsOf(
   return out;
 }
 
+Result<PathRecord> RecordOf(const std::pair<std::string, std::string>& path,
+                            const Result<std::vector<PathRecord>>& records) {
+  if (!records.ok()) return records.status();
+  for (const PathRecord& r : *records)
+    if (r.path == path.first && r.device_kind == path.second) return r;
+  return Status::Internal("no record computed for " + path.first);
+}
+
 std::string RecordFigures(const Result<PathRecord>& r) {
   if (!r.ok()) return "not computed: " + r.status().message();
   const validation::GroupSummary& s = r->summary;

@@ -61,6 +61,10 @@ Result<std::vector<PathRecord>> ShippedRecordsOf(
     const std::vector<std::pair<std::string, std::string>>& paths, const std::string& profiles,
     const std::string& catalog);
 
+// The record of `path` (path, device kind) among `records`, or why there is none.
+Result<PathRecord> RecordOf(const std::pair<std::string, std::string>& path,
+                            const Result<std::vector<PathRecord>>& records);
+
 // "57 shipped runs, MAPE 92.1%, worst -99.8%, 0 within 10%, uncalibrated (FRAMEWORKS; epochcost
 // validate @LOG...)", or that no shipped run takes the path, or why it was not computed.
 std::string RecordFigures(const Result<PathRecord>& record);

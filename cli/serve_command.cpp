@@ -2,13 +2,14 @@
 // requests per second within a p95 latency (pricing/serving.h, docs/serving.md).
 #include <fstream>
 #include <iostream>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <sstream>
 
 #include "cli/commands.h"
 #include "cli/format.h"
 #include "cli/lowering_flags.h"
+#include "cli/prediction.h"
 #include "cli/recommend_views.h"
 #include "cli/svg_plot.h"
 #include "cli/targets.h"
@@ -50,10 +51,26 @@ std::string Table(const pricing::ServingPlan& plan, size_t top) {
                             true, false});
 }
 
-nlohmann::ordered_json Json(const pricing::ServingPlan& plan, size_t top) {
+std::pair<std::string, std::string> PathOf(const pricing::ServingOffer& s) {
+  return {PathOfSource(s.source), s.gpus > 0 ? "gpu" : "cpu"};
+}
+
+// The prediction paths of the rows shown, each once, in the order of the rows.
+std::vector<std::pair<std::string, std::string>> ShownPaths(const pricing::ServingPlan& plan,
+                                                            size_t top) {
+  std::vector<std::pair<std::string, std::string>> out;
+  for (size_t i = 0; i < plan.ranked.size() && i < top; ++i)
+    if (std::find(out.begin(), out.end(), PathOf(plan.ranked[i])) == out.end())
+      out.push_back(PathOf(plan.ranked[i]));
+  return out;
+}
+
+nlohmann::ordered_json Json(const pricing::ServingPlan& plan, size_t top,
+                            const Result<std::vector<PathRecord>>& records) {
   nlohmann::ordered_json a = nlohmann::ordered_json::array();
   for (size_t i = 0; i < plan.ranked.size() && i < top; ++i) {
     const pricing::ServingOffer& s = plan.ranked[i];
+    const auto path = PathOf(s);
     a.push_back({{"instance", s.machine},
                  {"region", s.offer.region},
                  {"other_regions", s.other_regions},
@@ -67,7 +84,8 @@ nlohmann::ordered_json Json(const pricing::ServingPlan& plan, size_t top) {
                  {"capacity_per_second", s.capacity},
                  {"usd_per_month", s.monthly.dollars()},
                  {"usd_per_million_requests", s.usd_per_million},
-                 {"source", s.source}});
+                 {"source", s.source},
+                 {"validation", RecordJson(path.first, path.second, RecordOf(path, records))}});
   }
   return a;
 }
@@ -155,8 +173,13 @@ int Serve(const ServeOptions& o) {
     f << Svg(*plan, model->name() + ": serving " + Number("%g", o.qps) + " requests/s");
     if (!f) return ReportError(Status::IoError(o.plot + ": cannot write"));
   }
+  // What the shipped runs show for the rows' paths (DESIGN's honesty rule). They are training
+  // runs: no shipped run measured serving, which the text says.
+  const std::vector<std::pair<std::string, std::string>> paths = ShownPaths(*plan, top);
+  Result<std::vector<PathRecord>> records = std::vector<PathRecord>{};
+  if (!o.csv) records = ShippedRecordsOf(paths, o.market.profiles, o.market.catalog);
   if (o.json) {
-    std::cout << Json(*plan, top).dump(2) << "\n";
+    std::cout << Json(*plan, top, records).dump(2) << "\n";
   } else if (o.csv) {
     std::cout << Csv(*plan, top);
   } else {
@@ -169,8 +192,11 @@ int Serve(const ServeOptions& o) {
               << "\n"
               << market->calibrated << Table(*plan, top) << plan->ranked.size()
               << " offers can serve it, ranked by monthly cost (730 h).\n"
-              << FoldNote(plan->ranked.size(), plan->offers) << Dropped(*plan)
-              << StaleNote(*market);
+              << FoldNote(plan->ranked.size(), plan->offers) << Dropped(*plan) << StaleNote(*market)
+              << (paths.empty() ? ""
+                                : "No shipped run measured serving; the training runs on these "
+                                  "paths:\n")
+              << RecordLines(paths, records);
   }
   return kExitOk;
 }
