@@ -1,6 +1,8 @@
 // The ONNX converter's layout and sequence ops: flatten, reshape, transpose, squeeze/unsqueeze,
 // concat (and ViT's class token), gather, slice, split, LSTM/GRU and pad. Each follows the batch
 // axis through the op and emits the per-sample layer, or aliases when nothing moves per sample.
+#include <cmath>
+
 #include "engine/onnx_converter.h"
 
 namespace epochcost::onnx_import {
@@ -343,6 +345,11 @@ Status Converter::Reshape(const onnx::NodeProto& n) {
     for (size_t i = 0; i < shape->data.size(); ++i) {
       if (shape->is_batch[i] && !(shape->data[i] >= 1 && shape->data[i] <= 0x1p40))
         return Unsupported(n, "the target's batch entry is not a multiple of it");
+      // A value from the file: beyond 2^53 it is no integer, and the cast would be undefined
+      // (onnx_fuzzer: 9.2e18, fuzz/regressions).
+      if (!(std::abs(shape->data[i]) <= 0x1p53))
+        return Unsupported(
+            n, "target shape entry " + std::to_string(shape->data[i]) + " is not a size");
       int64_t d = static_cast<int64_t>(shape->data[i]);
       if (shape->is_batch[i] || (d == 0 && static_cast<int>(i) == x->batch_axis)) {
         if (marked >= 0) return Unsupported(n, "the target has two batch-sized entries");
