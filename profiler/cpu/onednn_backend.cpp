@@ -387,9 +387,11 @@ Prepared Builder::Build() {
   throw std::logic_error("no oneDNN primitive");
 }
 
-bool IsOwnKernel(OpKind k) {
+bool IsOwnKernel(const OpSignature& s) {
+  const OpKind k = s.kind;
   return k == OpKind::kEmbeddingFwd || k == OpKind::kEmbeddingBwd || k == OpKind::kDropoutFwd ||
-         k == OpKind::kDropoutBwd || k == OpKind::kLoss || k == OpKind::kOptimizer;
+         k == OpKind::kDropoutBwd || k == OpKind::kLoss || k == OpKind::kOptimizer ||
+         (k == OpKind::kReduce && s.dtype == DType::kFloat32);
 }
 
 class CpuBackend : public Backend {
@@ -417,7 +419,7 @@ class CpuBackend : public Backend {
       if (!call.ok()) return call.status();
       return TimeRuns(call->run, options, call->before ? call->before : polling);
     }
-    if (IsOwnKernel(sig.kind)) {
+    if (IsOwnKernel(sig)) {
       Result<std::function<void()>> run = OwnKernel(sig);
       if (!run.ok()) return run.status();
       return TimeRuns(*run, options, polling);
