@@ -27,7 +27,7 @@ Result<const LoweredStep*> LoweringCache::Get(const Model& model,
   if (!ev.ok()) return ev.status();
   s.train = std::move(*train);
   s.eval = std::move(*ev);
-  Result<TrainingMemory> m = MemoryForTraining(model, o);
+  Result<TrainingMemory> m = MemoryForTraining(model, o, &s.train);
   if (!m.ok()) return m.status();
   s.memory = *m;
   LoweringOptions plus = o;

@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <optional>
 
 #include "engine/analysis.h"
 
@@ -31,7 +32,8 @@ DType Storage(DType precision) {
 
 }  // namespace
 
-Result<TrainingMemory> MemoryForTraining(const Model& model, const LoweringOptions& options) {
+Result<TrainingMemory> MemoryForTraining(const Model& model, const LoweringOptions& options,
+                                         const StepOps* lowered) {
   Result<ModelReport> r = Analyze(model, {.batch = options.batch, .precision = options.precision});
   if (!r.ok()) return r.status();
   const DType storage = Storage(options.precision);
@@ -40,9 +42,14 @@ Result<TrainingMemory> MemoryForTraining(const Model& model, const LoweringOptio
   m.gradients = BytesOf(static_cast<double>(r->total.trainable_params), storage);
   m.optimizer_state = m.gradients * OptimizerStateArrays(options.optimizer);
   m.activations = r->total.saved_bytes;
-  Result<StepOps> ops = Lower(model, options);
-  if (!ops.ok()) return ops.status();
-  for (const StepOp& op : ops->ops) {
+  std::optional<StepOps> own;
+  if (!lowered) {
+    Result<StepOps> ops = Lower(model, options);
+    if (!ops.ok()) return ops.status();
+    own = std::move(*ops);
+    lowered = &*own;
+  }
+  for (const StepOp& op : lowered->ops) {
     // The operands' footprint: an aten=1 signature's bytes count every pass's traffic.
     OpSignature operands = op.signature;
     operands.dims.erase("aten");

@@ -24,7 +24,9 @@ struct TrainingMemory {
 // Adadelta.
 int OptimizerStateArrays(Optimizer o);
 
-Result<TrainingMemory> MemoryForTraining(const Model& model, const LoweringOptions& options);
+// `lowered`, when given, is Lower(model, options) already computed (LoweringCache has it).
+Result<TrainingMemory> MemoryForTraining(const Model& model, const LoweringOptions& options,
+                                         const StepOps* lowered = nullptr);
 
 // Serving memory per replica: the weights + the largest layer's input and output activations at
 // `options.batch` (a forward pass frees each activation once its consumers ran, so the largest
