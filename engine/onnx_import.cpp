@@ -3,6 +3,7 @@
 #include <onnx/checker.h>
 #include <onnx/defs/schema.h>
 
+#include <filesystem>
 #include <map>
 #include <set>
 
@@ -582,7 +583,12 @@ Result<Model> Converter::Run(const std::string& origin) {
   }
   if (layers_.empty()) return Status::InvalidArgument(origin + ": the graph has no layers");
   ModelInfo info;
-  info.name = g.name().empty() ? "onnx_model" : g.name();
+  // PyTorch names every exported graph "torch_jit" ("torch-jit-export" before 1.10): the file's
+  // name says more.
+  info.name = g.name();
+  if (info.name.empty() || info.name.starts_with("torch_jit") || info.name.starts_with("torch-jit"))
+    info.name = std::filesystem::path(origin).stem().string();
+  if (info.name.empty()) info.name = "onnx_model";
   info.source =
       origin + " (ONNX, " +
       (model_.producer_name().empty() ? "unknown producer"
