@@ -73,7 +73,7 @@ std::string RecordLine(const Prediction& p, const Result<PathRecord>& r) {
 }
 
 nlohmann::ordered_json RecordJson(const Prediction& p, const Result<PathRecord>& r) {
-  return cli::RecordJson(p.path, p.device_kind(), r);
+  return cli::RecordJson({p.path, p.device_kind()}, r);
 }
 
 // On the measured device: its own op times.
@@ -219,10 +219,9 @@ int Predict(PredictOptions o) {
   if (!predictor.ok()) return ReportError(predictor.status());
   Result<Prediction> p = (*predictor)->Predict(o.request);
   if (!p.ok()) return ReportError(p.status());
-  Result<std::vector<PathRecord>> records =
-      ShippedRecordsOf({{p->path, p->device_kind()}}, o.profiles, o.catalog);
+  const PathKey path{p->path, p->device_kind()};
   const Result<PathRecord> record =
-      records.ok() ? Result<PathRecord>(records->front()) : Result<PathRecord>(records.status());
+      RecordOf(path, ShippedRecordsOf({path}, o.profiles, o.catalog));
   return p->measured ? PrintMeasured(o, *p, record) : PrintElsewhere(o, *p, record);
 }
 

@@ -105,7 +105,8 @@ int Recommend(const RecommendOptions& o) {
     std::erase_if(r->ranked, [](const pricing::RankedOffer& x) { return !x.pareto; });
   // What the shipped runs show for the paths of the rows shown (DESIGN's honesty rule); the CSV
   // stays one row per offer.
-  const std::vector<std::pair<std::string, std::string>> paths = ShownPaths(*r, o.top);
+  const std::vector<PathKey> paths =
+      PathsOfRows(r->ranked, o.top > 0 ? static_cast<size_t>(o.top) : r->ranked.size());
   Result<std::vector<PathRecord>> records = std::vector<PathRecord>{};
   if (!o.csv) records = ShippedRecordsOf(paths, o.market.profiles, o.market.catalog);
   if (o.json)

@@ -28,23 +28,9 @@ std::string Preemption(const pricing::RankedOffer& o) {
   return o.preemption.overhead > 0 ? Number("+%.1f%%", 100 * o.preemption.overhead) : "-";
 }
 
-std::pair<std::string, std::string> PathOf(const pricing::RankedOffer& o) {
-  return {PathOfSource(o.source), o.gpus > 0 ? "gpu" : "cpu"};
-}
-
 }  // namespace
 
-std::vector<std::pair<std::string, std::string>> ShownPaths(const pricing::Recommendation& r,
-                                                            int top) {
-  std::vector<std::pair<std::string, std::string>> out;
-  for (size_t i = 0; i < Count(r, top); ++i) {
-    const auto path = PathOf(r.ranked[i]);
-    if (std::find(out.begin(), out.end(), path) == out.end()) out.push_back(path);
-  }
-  return out;
-}
-
-std::string RecordLines(const std::vector<std::pair<std::string, std::string>>& paths,
+std::string RecordLines(const std::vector<PathKey>& paths,
                         const Result<std::vector<PathRecord>>& records) {
   std::string out;
   for (const auto& path : paths)
@@ -135,7 +121,7 @@ std::string RecommendJson(const pricing::Recommendation& r, int top,
   nlohmann::ordered_json j = nlohmann::ordered_json::array();
   for (size_t i = 0; i < Count(r, top); ++i) {
     const pricing::RankedOffer& o = r.ranked[i];
-    const auto path = PathOf(o);
+    const PathKey path = PathOfRow(o);
     j.push_back({{"instance", o.offer.instance.name},
                  {"provider", o.offer.instance.provider},
                  {"region", o.offer.region},
@@ -156,7 +142,7 @@ std::string RecommendJson(const pricing::Recommendation& r, int top,
                  {"interruptions_known", o.interruptions_known},
                  {"pareto", o.pareto},
                  {"source", o.source},
-                 {"validation", RecordJson(path.first, path.second, RecordOf(path, records))}});
+                 {"validation", RecordJson(path, RecordOf(path, records))}});
   }
   return j.dump(2) + "\n";
 }

@@ -24,12 +24,8 @@ std::string FoldNote(size_t rows, size_t offers);
 // "N machines left out:" and one line per reason, the commonest first (at most five), each with
 // how many machines it left out and the first of them; empty when none was.
 std::string DroppedSummary(const std::vector<pricing::DroppedOffer>& dropped);
-// The prediction paths of the rows shown (the first `top`; 0: all), each once, in the order of
-// the rows: ("scaled from NVIDIA H100 80GB HBM3", "gpu"), as ShippedRecordsOf takes them.
-std::vector<std::pair<std::string, std::string>> ShownPaths(const pricing::Recommendation& r,
-                                                            int top);
 // One line per path: "validation of path (scaled from X, gpu): 48 shipped runs, MAPE ...".
-std::string RecordLines(const std::vector<std::pair<std::string, std::string>>& paths,
+std::string RecordLines(const std::vector<PathKey>& paths,
                         const Result<std::vector<PathRecord>>& records);
 // Each row with its path's record as "validation" (cli/run_inputs.h's RecordJson).
 std::string RecommendJson(const pricing::Recommendation& r, int top,

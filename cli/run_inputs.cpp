@@ -150,9 +150,9 @@ std::vector<validation::RunResult> ResultsOf(const PredictedRuns& predicted) {
   return results;
 }
 
-Result<std::vector<PathRecord>> ShippedRecordsOf(
-    const std::vector<std::pair<std::string, std::string>>& paths, const std::string& profiles,
-    const std::string& catalog) {
+Result<std::vector<PathRecord>> ShippedRecordsOf(const std::vector<PathKey>& paths,
+                                                const std::string& profiles,
+                                                const std::string& catalog) {
   RunInputs inputs;
   for (const std::string& stem : validation::ShippedRunLogNames())
     inputs.files.push_back("@" + stem);
@@ -180,8 +180,7 @@ Result<std::vector<PathRecord>> ShippedRecordsOf(
   return out;
 }
 
-Result<PathRecord> RecordOf(const std::pair<std::string, std::string>& path,
-                            const Result<std::vector<PathRecord>>& records) {
+Result<PathRecord> RecordOf(const PathKey& path, const Result<std::vector<PathRecord>>& records) {
   if (!records.ok()) return records.status();
   for (const PathRecord& r : *records)
     if (r.path == path.first && r.device_kind == path.second) return r;
@@ -202,9 +201,8 @@ std::string RecordFigures(const Result<PathRecord>& r) {
   return figures + (" (" + frameworks + "; epochcost validate" + logs + ")");
 }
 
-nlohmann::ordered_json RecordJson(const std::string& path, const std::string& device_kind,
-                                  const Result<PathRecord>& r) {
-  nlohmann::ordered_json j = {{"path", path}, {"device_kind", device_kind}};
+nlohmann::ordered_json RecordJson(const PathKey& path, const Result<PathRecord>& r) {
+  nlohmann::ordered_json j = {{"path", path.first}, {"device_kind", path.second}};
   if (!r.ok()) {
     j["error"] = r.status().message();
     return j;

@@ -4,6 +4,7 @@
 #define EPOCHCOST_CLI_RUN_INPUTS_H_
 
 #include <CLI/CLI.hpp>
+#include <algorithm>
 #include <nlohmann/json.hpp>
 #include <string>
 #include <utility>
@@ -50,6 +51,24 @@ std::vector<validation::RunResult> ResultsOf(const PredictedRuns& predicted);
 // "scaled from DEVICE", "analytic") on one device kind ("cpu", "gpu"): every shipped run predicted
 // as `validate` predicts it, uncalibrated, and those on that path and kind summarised with the
 // logs ("@published-runs") and framework builds they come from. No run there: summary.runs 0.
+// A prediction path and its device kind: ("scaled from NVIDIA H100 80GB HBM3", "gpu").
+using PathKey = std::pair<std::string, std::string>;
+
+// The path of a ranked row (recommend's and serve's: an op-time `source` and a GPU count).
+template <typename Row>
+PathKey PathOfRow(const Row& row) {
+  return {PathOfSource(row.source), row.gpus > 0 ? "gpu" : "cpu"};
+}
+// The paths of the first `count` rows, each once, in the order of the rows.
+template <typename Row>
+std::vector<PathKey> PathsOfRows(const std::vector<Row>& rows, size_t count) {
+  std::vector<PathKey> out;
+  for (size_t i = 0; i < rows.size() && i < count; ++i)
+    if (std::find(out.begin(), out.end(), PathOfRow(rows[i])) == out.end())
+      out.push_back(PathOfRow(rows[i]));
+  return out;
+}
+
 struct PathRecord {
   std::string path, device_kind;
   validation::GroupSummary summary;
@@ -57,21 +76,19 @@ struct PathRecord {
 };
 // One record per (path, device kind) asked for, in that order, from one pass over the shipped
 // runs (about 0.1 s: `predict` and `recommend` print them).
-Result<std::vector<PathRecord>> ShippedRecordsOf(
-    const std::vector<std::pair<std::string, std::string>>& paths, const std::string& profiles,
-    const std::string& catalog);
+Result<std::vector<PathRecord>> ShippedRecordsOf(const std::vector<PathKey>& paths,
+                                                const std::string& profiles,
+                                                const std::string& catalog);
 
 // The record of `path` (path, device kind) among `records`, or why there is none.
-Result<PathRecord> RecordOf(const std::pair<std::string, std::string>& path,
-                            const Result<std::vector<PathRecord>>& records);
+Result<PathRecord> RecordOf(const PathKey& path, const Result<std::vector<PathRecord>>& records);
 
 // "57 shipped runs, MAPE 92.1%, worst -99.8%, 0 within 10%, uncalibrated (FRAMEWORKS; epochcost
 // validate @LOG...)", or that no shipped run takes the path, or why it was not computed.
 std::string RecordFigures(const Result<PathRecord>& record);
 // The same as JSON: path, device_kind, runs, mape_percent and worst_percent (null without runs),
 // within_10_percent, logs, frameworks; or path, device_kind and error.
-nlohmann::ordered_json RecordJson(const std::string& path, const std::string& device_kind,
-                                  const Result<PathRecord>& record);
+nlohmann::ordered_json RecordJson(const PathKey& path, const Result<PathRecord>& record);
 
 }  // namespace epochcost::cli
 

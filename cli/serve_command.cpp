@@ -51,26 +51,12 @@ std::string Table(const pricing::ServingPlan& plan, size_t top) {
                             true, false});
 }
 
-std::pair<std::string, std::string> PathOf(const pricing::ServingOffer& s) {
-  return {PathOfSource(s.source), s.gpus > 0 ? "gpu" : "cpu"};
-}
-
-// The prediction paths of the rows shown, each once, in the order of the rows.
-std::vector<std::pair<std::string, std::string>> ShownPaths(const pricing::ServingPlan& plan,
-                                                            size_t top) {
-  std::vector<std::pair<std::string, std::string>> out;
-  for (size_t i = 0; i < plan.ranked.size() && i < top; ++i)
-    if (std::find(out.begin(), out.end(), PathOf(plan.ranked[i])) == out.end())
-      out.push_back(PathOf(plan.ranked[i]));
-  return out;
-}
-
 nlohmann::ordered_json Json(const pricing::ServingPlan& plan, size_t top,
                             const Result<std::vector<PathRecord>>& records) {
   nlohmann::ordered_json a = nlohmann::ordered_json::array();
   for (size_t i = 0; i < plan.ranked.size() && i < top; ++i) {
     const pricing::ServingOffer& s = plan.ranked[i];
-    const auto path = PathOf(s);
+    const PathKey path = PathOfRow(s);
     a.push_back({{"instance", s.machine},
                  {"region", s.offer.region},
                  {"other_regions", s.other_regions},
@@ -85,7 +71,7 @@ nlohmann::ordered_json Json(const pricing::ServingPlan& plan, size_t top,
                  {"usd_per_month", s.monthly.dollars()},
                  {"usd_per_million_requests", s.usd_per_million},
                  {"source", s.source},
-                 {"validation", RecordJson(path.first, path.second, RecordOf(path, records))}});
+                 {"validation", RecordJson(path, RecordOf(path, records))}});
   }
   return a;
 }
@@ -175,7 +161,7 @@ int Serve(const ServeOptions& o) {
   }
   // What the shipped runs show for the rows' paths (DESIGN's honesty rule). They are training
   // runs: no shipped run measured serving, which the text says.
-  const std::vector<std::pair<std::string, std::string>> paths = ShownPaths(*plan, top);
+  const std::vector<PathKey> paths = PathsOfRows(plan->ranked, top);
   Result<std::vector<PathRecord>> records = std::vector<PathRecord>{};
   if (!o.csv) records = ShippedRecordsOf(paths, o.market.profiles, o.market.catalog);
   if (o.json) {
