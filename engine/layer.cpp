@@ -26,7 +26,7 @@ Result<E> Parse(const NameTable<E, N>& table, std::string_view name, std::string
                              "' (expected one of: " + expected + ")");
 }
 
-constexpr NameTable<LayerKind, 42> kKinds = {{
+constexpr NameTable<LayerKind, 43> kKinds = {{
     {LayerKind::kInput, "input"},
     {LayerKind::kDense, "dense"},
     {LayerKind::kMatMul, "matmul"},
@@ -58,6 +58,7 @@ constexpr NameTable<LayerKind, 42> kKinds = {{
     {LayerKind::kTranspose, "transpose"},
     {LayerKind::kSlice, "slice"},
     {LayerKind::kReduceMean, "reduce_mean"},
+    {LayerKind::kReduceSum, "reduce_sum"},
     {LayerKind::kEmbedding, "embedding"},
     {LayerKind::kLstm, "lstm"},
     {LayerKind::kGru, "gru"},

@@ -47,6 +47,7 @@ enum class LayerKind {
   kTranspose,
   kSlice,       // a range of one axis
   kReduceMean,  // mean over the given axes (keepdims)
+  kReduceSum,   // sum over the given axes (keepdims)
   kEmbedding,
   kLstm,
   kGru,

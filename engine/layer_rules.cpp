@@ -9,7 +9,7 @@ using K = LayerKind;
 namespace r = rules;
 
 // One row per kind, in LayerKind order: {kind, min inputs, max inputs, infer, count}.
-constexpr std::array<LayerRule, 42> kRules = {{
+constexpr std::array<LayerRule, 43> kRules = {{
     {K::kInput, 0, 0, r::InferInput, r::CountInput},
     {K::kDense, 1, 1, r::InferDense, r::CountDense},
     {K::kMatMul, 2, 2, r::InferMatMul, r::CountMatMul},
@@ -41,6 +41,7 @@ constexpr std::array<LayerRule, 42> kRules = {{
     {K::kTranspose, 1, 1, r::InferTranspose, r::CountCopy},
     {K::kSlice, 1, 1, r::InferSlice, r::CountCopy},
     {K::kReduceMean, 1, 1, r::InferReduceMean, r::CountReduceMean},
+    {K::kReduceSum, 1, 1, r::InferReduceMean, r::CountReduceMean},  // the same shapes and work
     {K::kEmbedding, 1, 1, r::InferEmbedding, r::CountEmbedding},
     {K::kLstm, 1, 1, r::InferRnn, r::CountRnn},
     {K::kGru, 1, 1, r::InferRnn, r::CountRnn},

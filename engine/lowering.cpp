@@ -383,7 +383,9 @@ void Lowerer::Layer(int i) {
       Emit(OpKind::kReorder, {{"n", n_out}}, name);
       return;
     case LayerKind::kReduceMean:
-      Emit(OpKind::kReduce, {{"n", B() * In(i)}, {"out", n_out}}, name, "mean");
+    case LayerKind::kReduceSum:
+      Emit(OpKind::kReduce, {{"n", B() * In(i)}, {"out", n_out}}, name,
+           l.kind == LayerKind::kReduceSum ? "sum" : "mean");
       return;
     case LayerKind::kPositionEmbedding:
       Emit(OpKind::kBinary, {{"n", n_out}}, name, "add");
@@ -531,6 +533,7 @@ void Lowerer::Backward(int i) {
       Emit(OpKind::kReorder, {{"n", n_out}}, name);
       return;
     case LayerKind::kReduceMean:
+    case LayerKind::kReduceSum:
       Emit(OpKind::kBinary, {{"n", B() * In(i)}}, name, "add");  // broadcast the gradient back
       return;
     case LayerKind::kPositionEmbedding:

@@ -91,6 +91,7 @@ const std::map<std::string, Converter::Handler>& Converter::Handlers() {
       {"BatchNormalization", &Converter::BatchNorm},
       {"LayerNormalization", &Converter::LayerNorm},
       {"ReduceMean", &Converter::ReduceMean},
+      {"ReduceSum", &Converter::ReduceMean},
       {"Flatten", &Converter::Flatten},
       {"Reshape", &Converter::Reshape},
       {"Transpose", &Converter::Transpose},
@@ -480,7 +481,7 @@ Status Converter::ReduceMean(const onnx::NodeProto& n) {
   if (axes.empty()) return Unsupported(n, "reduces over every axis, the batch included");
   LayerSpec l;
   l.name = LayerName(n);
-  l.kind = LayerKind::kReduceMean;
+  l.kind = n.op_type() == "ReduceSum" ? LayerKind::kReduceSum : LayerKind::kReduceMean;
   l.inputs = {x->layer};
   for (int64_t a : axes) {
     Result<int> s = SampleAxis(n, *x, a);
@@ -494,8 +495,12 @@ Status Converter::ReduceMean(const onnx::NodeProto& n) {
   const Shape& s = SampleShape(acts_.at(kept));
   for (int i = 0; i < s.rank(); ++i)
     if (std::find(l.axes.begin(), l.axes.end(), i) == l.axes.end()) dims.push_back(s.dims[i]);
-  dims.insert(dims.begin() + x->batch_axis, -1);
-  return EmitView(LayerName(n, "_squeeze"), acts_.at(kept), dims, x->batch_axis, n.output(0));
+  // The batch axis moves in by the reduced axes before it: (S, B, E).mean(0) is (B, E).
+  int batch = x->batch_axis;
+  for (int i = 0; i < x->batch_axis; ++i)
+    if (std::find(l.axes.begin(), l.axes.end(), i) != l.axes.end()) --batch;
+  dims.insert(dims.begin() + batch, -1);
+  return EmitView(LayerName(n, "_squeeze"), acts_.at(kept), dims, batch, n.output(0));
 }
 
 Result<Model> Converter::Run(const std::string& origin) {

@@ -151,6 +151,26 @@ TEST(OnnxImportTest, GptPositionsAndCausalMask) {
   EXPECT_DOUBLE_EQ(a->total.fwd.flops(), b->total.fwd.flops());
 }
 
+// nn.MultiheadAttention called directly, sequence first, returning its head-averaged weights
+// (a ReduceSum over the heads of the B*h scores), exported in train mode (its dropout kept).
+// y.mean(0) reduces the sequence axis before the batch, which then comes first.
+TEST(OnnxImportTest, AttentionWeightsAndAReductionBeforeTheBatch) {
+  for (const char* file : {"mha_weights.onnx", "mha_weights_static.onnx"}) {
+    SCOPED_TRACE(file);
+    Result<Model> m = ImportOnnxFile(kDir + file);
+    ASSERT_TRUE(m.ok()) << m.status().message();
+    // Embedding 100 x 32; in_proj 32 x 96 + 96; out_proj 32 x 32 + 32; fc 42 x 3 + 3.
+    EXPECT_EQ(TotalParams(*m), 3200 + 3168 + 1056 + 129);
+    const int heads = *m->Find("/mha/ReduceSum");
+    EXPECT_EQ(m->layer(heads).kind, LayerKind::kReduceSum);
+    EXPECT_EQ(m->output_shape(*m->Find("/Concat")).dims, (std::vector<int64_t>{42}));
+    bool dropout = false;
+    for (int i = 0; i < m->size(); ++i)
+      dropout = dropout || m->layer(i).kind == LayerKind::kDropout;
+    EXPECT_TRUE(dropout);
+  }
+}
+
 // torch.onnx.export without dynamic_axes folds the batch size (4) into every Reshape target:
 // view(x.size(0), -1) becomes [4, -1], view(-1, 32) stays [-1, 32].
 TEST(OnnxImportTest, StaticExportsFoldTheBatchSizeIntoReshapes) {

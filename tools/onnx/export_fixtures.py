@@ -153,6 +153,22 @@ class MiniGpt(nn.Module):
         return self.head(self.ln(self.blocks(self.wte(idx) + self.wpe(pos))))
 
 
+class MhaWeights(nn.Module):
+    """nn.MultiheadAttention used directly (sequence first) with its averaged attention weights
+    (need_weights: a ReduceSum over the heads), exported in train mode so its dropout stays;
+    y.mean(0) reduces the axis before the batch."""
+    def __init__(self):
+        super().__init__()
+        self.emb = nn.Embedding(100, 32)
+        self.mha = nn.MultiheadAttention(32, 4, dropout=0.1)
+        self.fc = nn.Linear(42, 3)
+
+    def forward(self, ids):
+        h = self.emb(ids).transpose(0, 1)
+        y, w = self.mha(h, h, h)
+        return self.fc(torch.cat([y.mean(0), w.mean(1)], dim=1))
+
+
 def strip(path):
     m = onnx.load(path)
     for init in m.graph.initializer:
@@ -163,12 +179,14 @@ def strip(path):
     onnx.save(m, path)
 
 
-def export(model, example, name, input_names, stripped, dynamic=True):
-    model.eval()
+def export(model, example, name, input_names, stripped, dynamic=True, train=False):
+    model.train(train)
     path = os.path.join(OUT, name + ".onnx")
     axes = {n: {0: "batch"} for n in input_names + ["out"]} if dynamic else None
+    mode = torch.onnx.TrainingMode.PRESERVE if train else torch.onnx.TrainingMode.EVAL
     torch.onnx.export(model, example, path, input_names=input_names, output_names=["out"],
-                      dynamic_axes=axes, opset_version=14, do_constant_folding=True)
+                      dynamic_axes=axes, opset_version=14, do_constant_folding=True,
+                      training=mode)
     if stripped:
         strip(path)
     print("wrote", path, os.path.getsize(path), "bytes")
@@ -194,6 +212,10 @@ def main():
     export(MiniGpt(), torch.zeros(4, 32, dtype=torch.long), "mini_gpt", ["ids"], stripped=True)
     export(MiniGpt(), torch.zeros(4, 32, dtype=torch.long), "mini_gpt_static", ["ids"],
            stripped=True, dynamic=False)
+    export(MhaWeights(), torch.zeros(4, 10, dtype=torch.long), "mha_weights", ["ids"],
+           stripped=True, train=True)
+    export(MhaWeights(), torch.zeros(4, 10, dtype=torch.long), "mha_weights_static", ["ids"],
+           stripped=True, dynamic=False, train=True)
 
 
 if __name__ == "__main__":
