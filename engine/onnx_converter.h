@@ -63,6 +63,7 @@ class Converter {
   struct Kept {
     int axis = -1;
     int64_t outer = 1, inner = 1;
+    std::vector<int64_t> dims;  // the target, its batch axis holding outer x inner, no -1 left
   };
   Kept KeptBatchAxis(const Tensor& x, const std::vector<int64_t>& target, int marked,
                      int64_t factor) const;

@@ -299,15 +299,8 @@ Result<Constant> Fold(const onnx::NodeProto& n, const std::vector<const Constant
     return Bad(n, "Constant without a supported value attribute");
   }
   if (op == "Identity") return *input(0);
-  if (op == "Shape") {  // of a constant (Shape of an activation is the converter's)
-    const Constant& x = *input(0);
-    Constant c;
-    c.dims = {static_cast<int64_t>(x.dims.size())};
-    c.integer = true;
-    for (int64_t d : x.dims) c.data.push_back(static_cast<double>(d));
-    c.is_batch.assign(c.data.size(), false);
-    return c;
-  }
+  // Of a constant, which has no batch axis (Shape of an activation is the converter's).
+  if (op == "Shape") return ShapeOf(input(0)->dims, -1);
   if (op == "Cast") {
     Constant c = *input(0);
     c.integer = IsIntegerType(static_cast<int>(IntAttr(n, "to", 0)));

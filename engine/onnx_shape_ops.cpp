@@ -307,7 +307,7 @@ Converter::Kept Converter::KeptBatchAxis(const Tensor& x, const std::vector<int6
     for (size_t j = i + 1; j < t.size(); ++j)
       if (!MulDims(&after, t[j])) return {};
     if (outside % before != 0 || inside % after != 0) return {};
-    const Kept k{static_cast<int>(i), outside / before, inside / after};
+    const Kept k{static_cast<int>(i), outside / before, inside / after, t};
     return k.outer * k.inner == t[i] ? k : Kept{};
   };
   if (marked >= 0) return fits(resolved(marked, factor), marked);
@@ -380,20 +380,7 @@ Status Converter::Reshape(const onnx::NodeProto& n) {
   if (kept.axis < 0)
     return Unsupported(n, marked >= 0 ? "the batch does not keep its place in the target shape"
                                       : "cannot tell which axis of the target shape is the batch");
-  // The per-sample target: the batch's axis holds outer x inner of a sample's values, and one
-  // other -1 what is left.
-  std::vector<int64_t> dims = target;
-  int64_t known = kept.outer * kept.inner;
-  int unknown = -1;
-  for (size_t j = 0; j < dims.size(); ++j) {
-    if (static_cast<int>(j) == kept.axis) continue;
-    if (dims[j] == -1)
-      unknown = static_cast<int>(j);
-    else if (dims[j] <= 0 || !MulDims(&known, dims[j]))
-      return Unsupported(n, "target shape " + std::to_string(dims[j]) + " is not a size");
-  }
-  if (unknown >= 0) dims[unknown] = SampleShape(*x).elements() / known;
-  return EmitView(LayerName(n), *x, dims, kept.axis, n.output(0), kept.outer, kept.inner);
+  return EmitView(LayerName(n), *x, kept.dims, kept.axis, n.output(0), kept.outer, kept.inner);
 }
 
 // ONNX LSTM/GRU: X is (T, N, I) (layout 0) or (N, T, I) (layout 1); Y is (T, D, N, H) or
