@@ -25,6 +25,13 @@ TEST(DeviceSpecsTest, GpusOfThePublishedBenchmarks) {
   Result<GpuSpec> mega = FindGpu("H100-MEGA");
   ASSERT_TRUE(mega.ok());
   EXPECT_EQ(mega->name, "H100 SXM5 80GB");
+  // Lambda's GH200 (96 GB): the H100's compute with 4 TB/s of HBM3 (the row's sources).
+  Result<GpuSpec> gh200 = FindGpu("GH200");
+  ASSERT_TRUE(gh200.ok());
+  EXPECT_DOUBLE_EQ(gh200->memory_bandwidth.gbps(), 4000);
+  EXPECT_DOUBLE_EQ(gh200->memory.bytes(), 96e9);
+  EXPECT_DOUBLE_EQ(gh200->bf16_tensor.tflops(), mega->bf16_tensor.tflops());
+  EXPECT_EQ(gh200->sm_count, mega->sm_count);
   EXPECT_EQ(FindGpu("Voodoo2").status().message(),
             "no GPU named 'Voodoo2' in data/hardware/gpus.csv");
   for (const GpuSpec& g : *gpus) EXPECT_FALSE(g.source.empty()) << g.name;
