@@ -5,8 +5,10 @@
 #define EPOCHCOST_CLI_COMMANDS_H_
 
 #include <CLI/CLI.hpp>
+#include <cstdint>
 #include <functional>
 #include <string>
+#include <vector>
 
 #include "engine/status.h"
 
@@ -30,6 +32,19 @@ void RegisterServeCommand(CLI::App& app, CommandFn* run);
 
 // Prints "epochcost: error: MESSAGE" on stderr and returns kExitError.
 int ReportError(const Status& status);
+
+// A count option (batch, samples, GPUs) that may be left out: then the command uses its default,
+// the model's own batch or sample count, which the option's variable holds as 0 or -1. Given, the
+// value must be at least `min`: a 0 or -1 typed on the command line is bad input, not a request
+// for the default.
+struct CountOption {
+  const CLI::Option* option;
+  int64_t min;
+};
+
+// The one-line error for the first given count below its minimum ("--batch must be positive,
+// got 0"); OK when every given count is in range. Call it after parsing.
+Status CheckCounts(const std::vector<CountOption>& counts);
 
 }  // namespace epochcost::cli
 

@@ -13,6 +13,18 @@ int ReportError(const Status& status) {
   return kExitError;
 }
 
+Status CheckCounts(const std::vector<CountOption>& counts) {
+  for (const CountOption& c : counts) {
+    if (c.option->count() == 0) continue;
+    const auto value = c.option->as<int64_t>();
+    if (value >= c.min) continue;
+    return Status::InvalidArgument(c.option->get_name() +
+                                   (c.min > 0 ? " must be positive" : " must not be negative") +
+                                   ", got " + std::to_string(value));
+  }
+  return Status::Ok();
+}
+
 namespace {
 
 using RegisterFn = void (*)(CLI::App&, CommandFn*);

@@ -237,13 +237,15 @@ void RegisterPredictCommand(CLI::App& app, CommandFn* run) {
                 "Target: local-cpu (default), local-gpu, a catalog instance (aws:p2.xlarge, "
                 "gcp:n1-standard-1+K80), gpu:NAME (gpu:P100), cpu:FAMILY:VCPUS, or device:NAME "
                 "(a profiled device, by its model string)");
-  p->add_option("--gpus", r.gpus, "GPUs of a gpu:NAME target (data parallel; default 1)");
+  CLI::Option* gpus =
+      p->add_option("--gpus", r.gpus, "GPUs of a gpu:NAME target (data parallel; default 1)");
   p->add_option("--catalog", o->catalog, "Catalog database (for instance targets)");
   p->add_option("--threads", r.threads, "CPU threads (default 1)");
-  p->add_option("--batch", r.batch, "Batch size (default: the model's own)");
-  p->add_option("--samples", r.samples, "Training samples per epoch (default: the model's)");
-  p->add_option("--val-samples", r.val_samples,
-                "Validation samples per epoch (default: the model's)");
+  CLI::Option* batch = p->add_option("--batch", r.batch, "Batch size (default: the model's own)");
+  CLI::Option* samples =
+      p->add_option("--samples", r.samples, "Training samples per epoch (default: the model's)");
+  CLI::Option* val_samples = p->add_option("--val-samples", r.val_samples,
+                                           "Validation samples per epoch (default: the model's)");
   p->add_option("--overhead-us", o->overhead_us,
                 "Framework overhead per op call in microseconds (default: the measured dispatch "
                 "cost of a oneDNN primitive on this CPU, or of a kernel launch on this GPU; "
@@ -259,7 +261,10 @@ void RegisterPredictCommand(CLI::App& app, CommandFn* run) {
   p->footer(
       "Example:\n  epochcost profile mnist_mlp --threads 1 && epochcost predict mnist_mlp "
       "--on local-cpu --threads 1");
-  p->callback([run, o] { *run = [o] { return Predict(*o); }; });
+  p->callback([=] {
+    const Status counts = CheckCounts({{batch, 1}, {samples, 1}, {val_samples, 0}, {gpus, 1}});
+    *run = [o, counts] { return counts.ok() ? Predict(*o) : ReportError(counts); };
+  });
 }
 
 }  // namespace epochcost::cli

@@ -290,7 +290,8 @@ void RegisterProfileCommand(CLI::App& app, CommandFn* run) {
   profile->add_option("MODEL", o->models, "Zoo names or model files");
   profile->add_option("--device", o->device, "cpu (default: oneDNN) or gpu (cuDNN and cuBLAS)");
   profile->add_option("--threads", o->threads, "CPU thread counts, e.g. 1,2 (default 1)");
-  profile->add_option("--batch", o->batch, "Batch size (default: each model's own)");
+  CLI::Option* batch =
+      profile->add_option("--batch", o->batch, "Batch size (default: each model's own)");
   profile->add_option("--profiles", o->profiles,
                       "Profile database (default $EPOCHCOST_PROFILES, else "
                       "$XDG_DATA_HOME/epochcost/profiles.sqlite)");
@@ -300,9 +301,10 @@ void RegisterProfileCommand(CLI::App& app, CommandFn* run) {
       "Examples:\n  epochcost profile mnist_cnn mnist_mlp --threads 1,2\n"
       "  epochcost profile resnet50 --device gpu --precision bf16\n"
       "  epochcost profile export my-cpu.json");
-  profile->callback([run, o, profile] {
+  profile->callback([run, o, profile, batch] {
     if (profile->get_subcommands().empty())
-      *run = [o] {
+      *run = [o, counts = CheckCounts({{batch, 1}})] {
+        if (!counts.ok()) return ReportError(counts);
         if (o->models.empty())
           return ReportError(Status::InvalidArgument("give one or more models to profile"));
         return ProfileModels(*o);

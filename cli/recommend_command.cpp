@@ -131,8 +131,10 @@ void RegisterRecommendCommand(CLI::App& app, CommandFn* run) {
   auto o = std::make_shared<RecommendOptions>();
   CLI::App* p = app.add_subcommand("recommend", "Rank every catalog offer by cost per epoch");
   p->add_option("MODEL", o->model, "Zoo name or model file")->required();
-  p->add_option("--samples", o->samples, "Training samples per epoch (default: the model's)");
-  p->add_option("--val-samples", o->val_samples, "Validation samples per epoch");
+  CLI::Option* samples =
+      p->add_option("--samples", o->samples, "Training samples per epoch (default: the model's)");
+  CLI::Option* val_samples =
+      p->add_option("--val-samples", o->val_samples, "Validation samples per epoch");
   p->add_option("--epochs", o->epochs, "Epochs of the job (default 1)");
   p->add_option("--batch", o->batch, "Global batch, or auto: the largest power of two that fits");
   AddLoweringFlags(p, &o->lowering);
@@ -153,7 +155,10 @@ void RegisterRecommendCommand(CLI::App& app, CommandFn* run) {
               "the whole trade-off of time against money, cheapest first");
   p->footer(
       "Example:\n  epochcost recommend cifar10_cnn --epochs 50 --as-of 2017-07-01 --plot c.svg");
-  p->callback([run, o] { *run = [o] { return Recommend(*o); }; });
+  p->callback([=] {
+    const Status counts = CheckCounts({{samples, 1}, {val_samples, 0}});
+    *run = [o, counts] { return counts.ok() ? Recommend(*o) : ReportError(counts); };
+  });
 }
 
 }  // namespace epochcost::cli

@@ -24,13 +24,16 @@ void AddRunInputOptions(CLI::App* app, RunInputs* in) {
   app->add_option("--on", k.target, "Keras logs: the machine (as predict --on takes it)");
   app->add_option("--framework", k.framework, "Keras logs: the framework (keras+tensorflow)");
   app->add_option("--framework-version", k.framework_version, "Keras logs: its version");
-  app->add_option("--batch", k.batch, "Keras logs: batch size (default: the model's)");
-  app->add_option("--samples", k.samples, "Keras logs: training samples per epoch");
-  app->add_option("--val-samples", k.val_samples, "Keras logs: validation samples per epoch");
+  CLI::Option* batch =
+      app->add_option("--batch", k.batch, "Keras logs: batch size (default: the model's)");
+  CLI::Option* samples =
+      app->add_option("--samples", k.samples, "Keras logs: training samples per epoch");
+  CLI::Option* val_samples =
+      app->add_option("--val-samples", k.val_samples, "Keras logs: validation samples per epoch");
   app->add_option("--kind", k.kind, "Keras logs: on-demand, preemptible or spot");
   app->add_option("--usd-per-hour", k.usd_per_hour, "Keras logs: the price the run paid");
-  app->add_option("--threads", k.threads, "Keras logs: CPU threads");
-  app->add_option("--gpus", k.gpus, "Keras logs: GPUs");
+  CLI::Option* threads = app->add_option("--threads", k.threads, "Keras logs: CPU threads");
+  CLI::Option* gpus = app->add_option("--gpus", k.gpus, "Keras logs: GPUs");
   app->add_option("--precision", k.precision, "Keras logs: precision (default fp32)");
   app->add_option("--optimizer", k.optimizer, "Keras logs: optimizer (default: the model's)");
   app->add_option("--rnn", k.rnn,
@@ -40,9 +43,12 @@ void AddRunInputOptions(CLI::App* app, RunInputs* in) {
                   "native)");
   app->add_option("--elapsed-column", in->elapsed_column,
                   "Keras logs: the elapsed-seconds column (default: elapsed, time, ...)");
+  // 0 threads or GPUs is "not stated", as in a run log's columns.
+  in->counts = {{batch, 1}, {samples, 1}, {val_samples, 0}, {threads, 0}, {gpus, 0}};
 }
 
 Result<RunLog> ReadRuns(const RunInputs& in) {
+  if (Status counts = CheckCounts(in.counts); !counts.ok()) return counts;
   RunLog all;
   for (const std::string& file : in.files) {
     std::string text;

@@ -10,6 +10,7 @@
 #include <utility>
 #include <vector>
 
+#include "cli/commands.h"
 #include "cli/prediction.h"
 #include "validation/report.h"
 #include "validation/run_log.h"
@@ -21,6 +22,7 @@ struct RunInputs {
   bool skip_bad = false;
   validation::RunRecord keras;  // the settings of Keras logs (model, target, batch, ...)
   std::string elapsed_column;
+  std::vector<CountOption> counts;  // the Keras logs' count options, checked when the runs are read
 };
 
 void AddRunInputOptions(CLI::App* app, RunInputs* inputs);
