@@ -70,8 +70,24 @@ std::string RecommendTable(const pricing::Recommendation& r, int top, double epo
         "(add some: epochcost catalog import FILE --format aws-spot-advisor or interruptions).\n";
   if (unknown > 0 && front_of > 0)
     out += "The front without that risk: --kind on-demand --pareto.\n";
+  out += OverLimitNote(r.over_deadline, "the deadline", [](const pricing::RankedOffer& o) {
+    return Number("%.3g", o.total_time.hours()) + " h";
+  });
+  out += OverLimitNote(r.over_budget, "the budget", [](const pricing::RankedOffer& o) {
+    return "$" + Number("%.4g", o.total_usd.value());
+  });
   out += DroppedSummary(r.dropped);
   return out;
+}
+
+std::string OverLimitNote(const pricing::OverLimit& over, const std::string& limit,
+                          const std::function<std::string(const pricing::RankedOffer&)>& amount) {
+  if (over.offers == 0) return "";
+  const pricing::RankedOffer& c = *over.closest;
+  return std::to_string(over.offers) + (over.offers == 1 ? " offer" : " offers") +
+         " left out by " + limit + "; the closest: " +
+         c.machine + " " + std::string(catalog::PriceKindName(c.offer.kind)) + " in " +
+         c.offer.region + ", " + amount(c) + ".\n";
 }
 
 std::string RegionCell(const std::string& region, int other_regions) {

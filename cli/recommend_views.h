@@ -3,6 +3,7 @@
 #ifndef EPOCHCOST_CLI_RECOMMEND_VIEWS_H_
 #define EPOCHCOST_CLI_RECOMMEND_VIEWS_H_
 
+#include <functional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -21,6 +22,11 @@ std::string RegionCell(const std::string& region, int other_regions);
 // kind at its cheapest region; +N: N more regions offer it, none cheaper (--all-regions lists all
 // 2071 offers).\n"; else empty.
 std::string FoldNote(size_t rows, size_t offers);
+// "N offers left out by the budget; the closest: aws:c5.large spot in us-east-1, $0.0123.\n"
+// (LIMIT is "the deadline" or "the budget"; `amount` shows the offer's hours or dollars); empty
+// when the limit left none out.
+std::string OverLimitNote(const pricing::OverLimit& over, const std::string& limit,
+                          const std::function<std::string(const pricing::RankedOffer&)>& amount);
 // "N machines left out:" and one line per reason, the commonest first (at most five), each with
 // how many machines it left out and the first of them; empty when none was.
 std::string DroppedSummary(const std::vector<pricing::DroppedOffer>& dropped);

@@ -16,6 +16,16 @@ struct Evaluated {
   int64_t batch = 0;
 };
 
+// Counts an offer a limit excluded, keeping the closest to the limit by `closer`.
+void Note(OverLimit* over, const RankedOffer& offer,
+          bool (*closer)(const RankedOffer&, const RankedOffer&)) {
+  ++over->offers;
+  if (!over->closest || closer(offer, *over->closest)) over->closest = offer;
+}
+
+bool Faster(const RankedOffer& a, const RankedOffer& b) { return a.total_time < b.total_time; }
+bool Cheaper(const RankedOffer& a, const RankedOffer& b) { return a.total_usd < b.total_usd; }
+
 }  // namespace
 
 std::string MachineKey(const Machine& m) {
@@ -147,9 +157,11 @@ Result<Recommendation> Recommend(
         RuleFor(offer.instance.provider, r.as_of.empty() ? offer.observed_at : r.as_of);
     if (!rule.ok()) return rule.status().WithContext(name);
     ro.total_usd = BilledCost(ro.total_time, offer.price, *rule);
-    if (r.max_hours && ro.total_time.hours() > *r.max_hours) continue;
-    if (r.max_usd && ro.total_usd.value() > *r.max_usd) continue;
-    out.ranked.push_back(std::move(ro));
+    const bool late = r.max_hours && ro.total_time.hours() > *r.max_hours;
+    const bool dear = r.max_usd && ro.total_usd.value() > *r.max_usd;
+    if (late) Note(&out.over_deadline, ro, Faster);
+    if (dear) Note(&out.over_budget, ro, Cheaper);
+    if (!late && !dear) out.ranked.push_back(std::move(ro));
   }
   std::stable_sort(out.ranked.begin(), out.ranked.end(),
                    [](const RankedOffer& a, const RankedOffer& b) {

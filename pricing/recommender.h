@@ -60,10 +60,18 @@ struct DroppedOffer {
   std::string reason;
 };
 
+// The offers a limit of the job (--max-hours, --max-usd) excluded, and the one of them that came
+// closest to it: the fastest for a deadline, the cheapest for a budget.
+struct OverLimit {
+  size_t offers = 0;
+  std::optional<RankedOffer> closest;
+};
+
 struct Recommendation {
   std::vector<RankedOffer> ranked;  // cheapest per epoch first
   size_t offers = 0;                // offers ranked, before one per machine and kind was kept
   std::vector<DroppedOffer> dropped;  // one per machine and reason
+  OverLimit over_deadline, over_budget;
 };
 
 // Interruption data of an offer (the catalog's), nullopt where none is known.
