@@ -84,10 +84,10 @@ std::string OverLimitNote(const pricing::OverLimit& over, const std::string& lim
                           const std::function<std::string(const pricing::RankedOffer&)>& amount) {
   if (over.offers == 0) return "";
   const pricing::RankedOffer& c = *over.closest;
-  return std::to_string(over.offers) + (over.offers == 1 ? " offer" : " offers") +
-         " left out by " + limit + "; the closest: " +
-         c.machine + " " + std::string(catalog::PriceKindName(c.offer.kind)) + " in " +
-         c.offer.region + ", " + amount(c) + ".\n";
+  return std::to_string(over.offers) + (over.offers == 1 ? " offer" : " offers") + " left out by " +
+         limit + "; the closest: " + c.machine + " " +
+         std::string(catalog::PriceKindName(c.offer.kind)) + " in " + c.offer.region + ", " +
+         amount(c) + ".\n";
 }
 
 std::string RegionCell(const std::string& region, int other_regions) {
