@@ -7,6 +7,7 @@
 #include "cli/catalog_views.h"
 #include "cli/commands.h"
 #include "cli/format.h"
+#include "cli/targets.h"
 #include "engine/file_util.h"
 
 namespace epochcost::cli {
@@ -53,6 +54,28 @@ Result<catalog::OfferFilter> Filter(const CatalogOptions& o) {
   return f;
 }
 
+// Where a list came out empty: the error for a --region no offer of the cloud is in, or a --gpu no
+// offer of the cloud has, at any date; OK where the filters are real but exclude each other (no
+// H100 as of 2017).
+Status NoSuchRegionOrGpu(const catalog::CatalogStore& store, const catalog::OfferFilter& f) {
+  if (!f.region.empty()) {
+    Result<std::vector<catalog::Offer>> all = store.Offers({.cloud = f.cloud});
+    if (!all.ok()) return all.status();
+    const std::vector<std::string> clouds =
+        f.cloud.empty() ? std::vector<std::string>{} : std::vector<std::string>{f.cloud};
+    if (Status in = CheckRegion(*all, f.region, clouds); !in.ok()) return in;
+  }
+  if (!f.gpu.empty() && f.gpu != "none") {
+    Result<std::vector<catalog::Offer>> with = store.Offers({.cloud = f.cloud, .gpu = f.gpu});
+    if (!with.ok()) return with.status();
+    if (with->empty())
+      return Status::InvalidArgument(
+          "--gpu '" + f.gpu + "': no offer of " + (f.cloud.empty() ? "the catalog" : f.cloud) +
+          " has that GPU (GPUs are named as the catalog lists them: K80, V100, A100, H100, ...)");
+  }
+  return Status::Ok();
+}
+
 int List(const CatalogOptions& o) {
   if (o.json && o.csv)
     return ReportError(Status::InvalidArgument("--json and --csv exclude each other"));
@@ -60,8 +83,14 @@ int List(const CatalogOptions& o) {
   if (!f.ok()) return ReportError(f.status());
   Result<std::unique_ptr<catalog::CatalogStore>> store = OpenStore(o);
   if (!store.ok()) return ReportError(store.status());
+  if (!o.cloud.empty())
+    if (Status known = CheckClouds(**store, {o.cloud}); !known.ok()) return ReportError(known);
   Result<std::vector<catalog::Offer>> offers = (*store)->Offers(*f);
   if (!offers.ok()) return ReportError(offers.status());
+  if (offers->empty()) {  // a typo in --region or --gpu, rather than no offer of that kind?
+    Status why = NoSuchRegionOrGpu(**store, *f);
+    if (!why.ok()) return ReportError(why);
+  }
   std::cout << (o.json ? OffersJson(*offers) : o.csv ? OffersCsv(*offers) : OffersTable(*offers));
   return kExitOk;
 }

@@ -4,7 +4,9 @@
 #include <cctype>
 #include <cmath>
 #include <cstdio>
+#include <iterator>
 #include <map>
+#include <set>
 #include <sstream>
 
 #include "validation/run_log.h"
@@ -239,6 +241,38 @@ std::vector<std::string> SplitCommas(const std::string& s) {
   return out;
 }
 
+Status CheckClouds(const catalog::CatalogStore& catalog, const std::vector<std::string>& clouds) {
+  if (clouds.empty()) return Status::Ok();
+  Result<catalog::CatalogStats> stats = catalog.Stats();
+  if (!stats.ok()) return stats.status();
+  std::set<std::string> known;
+  for (const catalog::CatalogStats::Row& row : stats->rows) known.insert(row.provider);
+  for (const std::string& c : clouds) {
+    if (known.contains(c)) continue;
+    std::string have;
+    for (const std::string& k : known) have += (have.empty() ? "" : ", ") + k;
+    return Status::InvalidArgument("--cloud '" + c + "': the catalog has no prices of it (it has " +
+                                   (have.empty() ? "none" : have) + ")");
+  }
+  return Status::Ok();
+}
+
+Status CheckRegion(const std::vector<catalog::Offer>& offers, const std::string& region,
+                   const std::vector<std::string>& clouds, const std::string& as_of) {
+  if (region.empty()) return Status::Ok();
+  for (const catalog::Offer& o : offers)
+    if (o.region == region) return Status::Ok();
+  std::string of = "the catalog";
+  if (!clouds.empty()) {
+    of.clear();
+    for (const std::string& c : clouds) of += (of.empty() ? "" : ", ") + c;
+  }
+  return Status::InvalidArgument("--region '" + region + "': no offer of " + of +
+                                 " is in that region" + (as_of.empty() ? "" : " as of " + as_of) +
+                                 " (see `epochcost catalog list" +
+                                 (clouds.size() == 1 ? " --cloud " + clouds.front() : "") + "`)");
+}
+
 Result<std::vector<catalog::Offer>> SelectOffers(const catalog::CatalogStore& catalog,
                                                  const OfferSelection& s) {
   std::vector<catalog::PriceKind> kinds;
@@ -251,22 +285,24 @@ Result<std::vector<catalog::Offer>> SelectOffers(const catalog::CatalogStore& ca
   std::vector<std::string> clouds;
   for (const std::string& c : s.clouds)
     for (const std::string& one : SplitCommas(c)) clouds.push_back(one);
-  for (const std::string& c : clouds)
-    if (c != "aws" && c != "gcp" && c != "azure" && c != "lambda")
-      return Status::InvalidArgument("--cloud '" + c + "': expected aws, gcp, azure or lambda");
-  std::vector<catalog::Offer> offers;
+  if (Status known = CheckClouds(catalog, clouds); !known.ok()) return known;
+  std::vector<catalog::Offer> all;
   for (const std::string& cloud : clouds.empty() ? std::vector<std::string>{""} : clouds) {
     catalog::OfferFilter f;
     f.cloud = cloud;
     f.as_of = s.as_of;
     Result<std::vector<catalog::Offer>> got = catalog.Offers(f);
     if (!got.ok()) return got.status();
-    for (catalog::Offer& of : *got) {
-      if (!kinds.empty() && std::find(kinds.begin(), kinds.end(), of.kind) == kinds.end()) continue;
-      if (!regions.empty() && std::find(regions.begin(), regions.end(), of.region) == regions.end())
-        continue;
-      offers.push_back(std::move(of));
-    }
+    std::move(got->begin(), got->end(), std::back_inserter(all));
+  }
+  for (const std::string& region : regions)
+    if (Status in = CheckRegion(all, region, clouds, s.as_of); !in.ok()) return in;
+  std::vector<catalog::Offer> offers;
+  for (catalog::Offer& of : all) {
+    if (!kinds.empty() && std::find(kinds.begin(), kinds.end(), of.kind) == kinds.end()) continue;
+    if (!regions.empty() && std::find(regions.begin(), regions.end(), of.region) == regions.end())
+      continue;
+    offers.push_back(std::move(of));
   }
   return offers;
 }

@@ -39,6 +39,16 @@ Status NoCalibration(const std::string& framework, const std::string& kind);
 // "a,b,,c" -> {"a", "b", "c"}.
 std::vector<std::string> SplitCommas(const std::string& s);
 
+// A --cloud the catalog holds no prices of is a typo, not an empty market: the error names the
+// providers it has ("--cloud 'gpc': the catalog has no prices of it (it has aws, azure, gcp,
+// lambda)"). A provider a user imported (any name) is one it has.
+Status CheckClouds(const catalog::CatalogStore& catalog, const std::vector<std::string>& clouds);
+
+// The error for a --region that none of `offers` (the offers of `clouds` on `as_of`, before any
+// region was chosen; empty `clouds`: every provider's) is in; OK for an empty `region`.
+Status CheckRegion(const std::vector<catalog::Offer>& offers, const std::string& region,
+                   const std::vector<std::string>& clouds, const std::string& as_of = "");
+
 // The catalog's offers on `as_of` (empty: the newest) of the given clouds, kinds and regions
 // (each comma-separated or repeated; empty: all). Errors name the flag of a bad value.
 struct OfferSelection {
