@@ -1,6 +1,5 @@
 #include "catalog/store.h"
 
-#include <array>
 #include <chrono>
 #include <cstdlib>
 #include <filesystem>
@@ -8,11 +7,12 @@
 #include <map>
 #include <tuple>
 
-#include "engine/csv.h"
 #include "catalog/gcp_gpus.h"
+#include "catalog/hardware_patterns.h"
 #include "catalog/importers.h"
 #include "catalog/seed_files.h"
 #include "catalog/sqlite.h"
+#include "engine/csv.h"
 #include "engine/file_util.h"
 
 namespace epochcost {
@@ -73,32 +73,6 @@ InstanceType ReadInstance(const Statement& s, int first) {
   i.arch = s.Text(first + 8);
   i.attachable = s.Int(first + 9) != 0;
   return i;
-}
-
-// Whether `name` matches `pattern`, where '*' stands for any run of characters.
-bool Glob(std::string_view pattern, std::string_view name) {
-  const size_t star = pattern.find('*');
-  if (star == std::string_view::npos) return pattern == name;
-  const std::string_view head = pattern.substr(0, star), rest = pattern.substr(star + 1);
-  if (name.substr(0, head.size()) != head) return false;
-  for (size_t i = head.size(); i <= name.size(); ++i)
-    if (Glob(rest, name.substr(i))) return true;
-  return false;
-}
-
-// The CPU family of an instance type from data/catalog/cpu-families.csv (first match), or "".
-std::string CpuFamilyOf(const InstanceType& i) {
-  static const std::vector<std::array<std::string, 3>> table = [] {
-    std::vector<std::array<std::string, 3>> rows;
-    Result<CsvTable> t = CsvTable::Parse(SeedFile("cpu-families"), "cpu-families.csv");
-    if (t.ok())
-      for (const CsvRecord& r : t->records())
-        rows.push_back({r.fields[0], r.fields[1], r.fields[2]});
-    return rows;
-  }();
-  for (const auto& [provider, pattern, family] : table)
-    if (provider == i.provider && Glob(pattern, i.name)) return family;
-  return "";
 }
 
 // "n1-standard-1+K80" or "n1-standard-8+V100x4": a GCE host with GPUs attached.
@@ -326,8 +300,8 @@ Result<std::vector<Offer>> CatalogStore::Offers(const OfferFilter& f) const {
   }
   std::vector<Offer> offers;
   for (const Offer& o : rows) {
-    const bool bundle_host = o.instance.provider == "gcp" && o.instance.gpu.empty() &&
-                             bundled.contains(o.instance.name);
+    const bool bundle_host =
+        o.instance.provider == "gcp" && o.instance.gpu.empty() && bundled.contains(o.instance.name);
     if (bundle_host) continue;  // offered below, with its GPUs
     if (!o.instance.attachable) {
       offers.push_back(o);

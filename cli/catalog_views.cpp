@@ -3,6 +3,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
+#include "catalog/hardware_patterns.h"
 #include "cli/format.h"
 
 namespace epochcost::cli {
@@ -103,8 +104,10 @@ std::string InstanceText(const catalog::InstanceType& i) {
   out += "  vCPUs        " + Number(i.vcpus) + "\n";
   out += "  memory       " + Number(i.memory_gib, "%.2f") + " GiB\n";
   out += "  CPU family   " + (i.cpu_family.empty() ? std::string("unknown") : i.cpu_family) + "\n";
+  const std::string model = catalog::GpuModelOf(i);
   out += "  GPUs         " + Gpu(i) +
-         (i.gpu.empty() ? "" : " (" + Number(i.gpu_memory_gib, "%.0f") + " GiB each)") + "\n";
+         (i.gpu.empty() ? "" : " (" + Number(i.gpu_memory_gib, "%.0f") + " GiB each)") +
+         (model.empty() ? "" : ", predicted as " + model + " (data/catalog/gpu-models.csv)") + "\n";
   out += "  arch         " + (i.arch.empty() ? std::string("unknown") : i.arch) + "\n";
   if (i.attachable) out += "  attaches to an N1 host VM (gcp:n1-standard-1+" + i.gpu + ")\n";
   return out;

@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "catalog/hardware_patterns.h"
 #include "validation/run_log.h"
 
 namespace epochcost::cli {
@@ -124,7 +125,8 @@ Result<Machine> MachineOf(const catalog::InstanceType& t) {
     if (cpu.ok()) m.cpu = *cpu;
   }
   if (!t.gpu.empty() && t.gpu_count > 0) {
-    Result<GpuSpec> gpu = FindGpu(t.gpu);
+    const std::string model = catalog::GpuModelOf(t);
+    Result<GpuSpec> gpu = FindGpu(model.empty() ? t.gpu : model);
     if (!gpu.ok()) return gpu.status().WithContext(m.name);
     m.gpu = *gpu;
     m.gpus = static_cast<int>(std::max(1.0, std::floor(t.gpu_count)));

@@ -7,6 +7,7 @@
 #include <set>
 #include <thread>
 
+#include "catalog/hardware_patterns.h"
 #include "catalog/importers.h"
 #include "catalog/store.h"
 #include "engine/csv.h"
@@ -486,6 +487,42 @@ TEST_F(CatalogTest, CpuFamiliesNameRowsOfTheHardwareTable) {
   EXPECT_EQ((*store_->FindInstance("azure", "Standard_D16as_v5"))->cpu_family, "EPYC Milan (7003)");
   EXPECT_EQ((*store_->FindInstance("azure", "Standard_D16s_v5"))->cpu_family,
             "Ice Lake-SP (Xeon Scalable 3rd gen)");
+}
+
+TEST_F(CatalogTest, GpuModelsNameRowsOfTheHardwareTable) {
+  // data/catalog/gpu-models.csv tells apart the parts a provider's GPU name covers; each model
+  // it names is a row of data/hardware/gpus.csv (by full name, as FindGpu reads it).
+  Result<std::string> gpus = ReadFile(std::string(EPOCHCOST_DATA) + "/hardware/gpus.csv");
+  ASSERT_TRUE(gpus.ok());
+  Result<CsvTable> t = CsvTable::Parse(*gpus, "gpus.csv");
+  ASSERT_TRUE(t.ok());
+  std::set<std::string> names;
+  for (const CsvRecord& r : t->records()) names.insert(r.fields[0]);
+  int modelled = 0;
+  const std::vector<InstanceType> instances = *store_->Instances();
+  for (const InstanceType& i : instances) {
+    const std::string model = GpuModelOf(i);
+    if (model.empty()) continue;
+    ++modelled;
+    EXPECT_TRUE(names.contains(model)) << i.provider << ":" << i.name << " " << model;
+  }
+  EXPECT_EQ(modelled, 1);  // Lambda's one H100 PCIe machine
+  EXPECT_EQ(GpuModelOf(**store_->FindInstance("lambda", "gpu_1x_h100_pcie")), "H100 PCIe 80GB");
+  EXPECT_EQ(GpuModelOf(**store_->FindInstance("lambda", "gpu_1x_h100_sxm5")), "");
+  EXPECT_TRUE(Glob("gpu_*_h100_pcie", "gpu_8x_h100_pcie"));
+  EXPECT_FALSE(Glob("gpu_*_h100_pcie", "gpu_1x_h100_pcie2"));
+}
+
+TEST_F(CatalogTest, InstanceRowsCorrectThePriceFilesHardware) {
+  // SkyPilot's Azure catalog (v6) gives ND96isr_H100_v5 12 GPUs (Azure's size has 8) and the NC
+  // A10 v4 sizes no GPU; data/catalog/instances.csv, seeded after it, corrects both.
+  const InstanceType nd = **store_->FindInstance("azure", "Standard_ND96isr_H100_v5");
+  EXPECT_EQ(nd.gpu, "H100");
+  EXPECT_EQ(nd.gpu_count, 8);
+  const InstanceType nc = **store_->FindInstance("azure", "Standard_NC32ads_A10_v4");
+  EXPECT_EQ(nc.gpu, "A10");
+  EXPECT_EQ(nc.gpu_count, 2);
+  EXPECT_EQ(nc.gpu_memory_gib, 24);
 }
 
 TEST_F(CatalogTest, InstanceAndInterruptionCsvBadRecords) {
