@@ -8,7 +8,7 @@
 #include <tuple>
 
 #include "catalog/gcp_gpus.h"
-#include "catalog/hardware_patterns.h"
+#include "catalog/instance_facts.h"
 #include "catalog/importers.h"
 #include "catalog/seed_files.h"
 #include "catalog/sqlite.h"

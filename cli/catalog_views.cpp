@@ -3,7 +3,7 @@
 #include <cstdio>
 #include <nlohmann/json.hpp>
 
-#include "catalog/hardware_patterns.h"
+#include "catalog/instance_facts.h"
 #include "cli/format.h"
 
 namespace epochcost::cli {

@@ -46,8 +46,8 @@ int Recommend(const RecommendOptions& o) {
     char* end = nullptr;
     batch = std::strtoll(o.batch.c_str(), &end, 10);
     if (*end != '\0' || batch <= 0 || batch > (int64_t{1} << 24))
-      return ReportError(Status::InvalidArgument("--batch '" + o.batch +
-                                                 "': expected a positive number or auto"));
+      return ReportError(
+          Status::InvalidArgument("--batch '" + o.batch + "': expected a positive number or auto"));
   }
   Result<EpochSizes> sizes = ResolveEpochSizes(*model, batch, o.samples, o.val_samples);
   if (!sizes.ok()) return ReportError(sizes.status());
@@ -120,7 +120,7 @@ int Recommend(const RecommendOptions& o) {
               << " samples per epoch, " << o.epochs << " epochs\n";
     std::cout << market->calibrated;
     std::cout << RecommendTable(*r, o.top, o.epochs, o.pareto ? ranked : 0) << StaleNote(*market)
-              << RecordLines(paths, records);
+              << RetiredNote(*market) << RecordLines(paths, records);
   }
   return kExitOk;
 }

@@ -36,9 +36,9 @@ std::string Kind(const pricing::ServingOffer& s) {
 }
 
 std::string Table(const pricing::ServingPlan& plan, size_t top) {
-  std::vector<std::vector<std::string>> rows = {
-      {"#", "Instance", "Region", "Kind", "Accelerators", "Nodes", "Replicas", "Batch",
-       "p95 ms", "Capacity/s", "$/month", "$/M req", "Source"}};
+  std::vector<std::vector<std::string>> rows = {{"#", "Instance", "Region", "Kind", "Accelerators",
+                                                 "Nodes", "Replicas", "Batch", "p95 ms",
+                                                 "Capacity/s", "$/month", "$/M req", "Source"}};
   for (size_t i = 0; i < plan.ranked.size() && i < top; ++i) {
     const pricing::ServingOffer& s = plan.ranked[i];
     rows.push_back({std::to_string(i + 1), s.machine, RegionCell(s.offer.region, s.other_regions),
@@ -47,8 +47,8 @@ std::string Table(const pricing::ServingPlan& plan, size_t top) {
                     Number("%.0f", s.capacity), Number("%.2f", s.monthly.dollars()),
                     Number("%.3f", s.usd_per_million), s.source});
   }
-  return RenderTable(rows, {true, false, false, false, false, true, true, true, true, true, true,
-                            true, false});
+  return RenderTable(
+      rows, {true, false, false, false, false, true, true, true, true, true, true, true, false});
 }
 
 nlohmann::ordered_json Json(const pricing::ServingPlan& plan, size_t top,
@@ -100,8 +100,8 @@ std::string Svg(const pricing::ServingPlan& plan, const std::string& title) {
   s << plot.Begin(title, "p95 latency, ms (log)", "dollars per month (log)", "$");
   for (const auto& o : plan.ranked)
     s << "<circle cx=\"" << plot.X(o.p95.milliseconds()) << "\" cy=\""
-      << plot.Y(o.monthly.dollars()) << "\" r=\"4\" fill=\""
-      << (o.gpus > 0 ? "#1f77b4" : "#2ca02c") << "\" fill-opacity=\"0.6\"><title>"
+      << plot.Y(o.monthly.dollars()) << "\" r=\"4\" fill=\"" << (o.gpus > 0 ? "#1f77b4" : "#2ca02c")
+      << "\" fill-opacity=\"0.6\"><title>"
       << SvgEscape(o.machine + " x " + std::to_string(o.nodes) + " " + o.offer.region)
       << "</title></circle>\n";
   s << plot.End("<tspan fill=\"#1f77b4\">● GPU</tspan>  <tspan fill=\"#2ca02c\">● CPU</tspan>");
@@ -179,6 +179,7 @@ int Serve(const ServeOptions& o) {
               << market->calibrated << Table(*plan, top) << plan->ranked.size()
               << " offers can serve it, ranked by monthly cost (730 h).\n"
               << FoldNote(plan->ranked.size(), plan->offers) << Dropped(*plan) << StaleNote(*market)
+              << RetiredNote(*market)
               << (paths.empty() ? ""
                                 : "No shipped run measured serving; the training runs on these "
                                   "paths:\n")

@@ -9,7 +9,7 @@
 #include <set>
 #include <sstream>
 
-#include "catalog/hardware_patterns.h"
+#include "catalog/instance_facts.h"
 #include "validation/run_log.h"
 
 namespace epochcost::cli {
@@ -319,6 +319,10 @@ void AddMarketOptions(CLI::App* app, MarketInputs* in, const std::string& kind_h
                 "cheapest region)");
   app->add_option("--as-of", in->selection.as_of,
                   "Prices and billing rules in force on this date (YYYY-MM-DD)");
+  app->add_flag("--include-retired", in->include_retired,
+                "Also rank machine types their provider retired by --as-of (default: the newest "
+                "prices) at the prices the catalog has, to study a past market it has no prices "
+                "of (data/catalog/retirements.csv)");
   app->add_option(
       "--framework", in->framework,
       "Apply this framework's stored calibrations (cpu, gpu; see `epochcost calibrate`)");
@@ -335,6 +339,18 @@ std::string StaleNote(const Market& m) {
          first.region + ", " + first.observed_at + "); --as-of DATE ranks past prices.\n";
 }
 
+std::string RetiredNote(const Market& m) {
+  if (m.retired.empty()) return "";
+  std::set<std::string> machines;
+  for (const catalog::Offer& o : m.retired)
+    machines.insert(o.instance.provider + ":" + o.instance.name);
+  const catalog::Offer& first = m.retired.front();
+  return std::to_string(m.retired.size()) + " offers of " + std::to_string(machines.size()) +
+         " machines their provider has retired left out (first: " + first.instance.provider + ":" +
+         first.instance.name + ", retired " + catalog::RetiredOn(first.instance) +
+         "; data/catalog/retirements.csv).\n";
+}
+
 Result<Market> OpenMarket(const MarketInputs& in) {
   if (!in.selection.as_of.empty()) {
     Status s = catalog::CheckDate(in.selection.as_of);
@@ -348,14 +364,14 @@ Result<Market> OpenMarket(const MarketInputs& in) {
   Result<std::vector<catalog::Offer>> offers = SelectOffers(*m.catalog, in.selection);
   if (!offers.ok()) return offers.status();
   m.offers = catalog::OnePerRegion(std::move(*offers));
-  if (in.selection.as_of.empty()) {
-    Result<catalog::CatalogStats> stats = m.catalog->Stats();
-    if (!stats.ok()) return stats.status();
-    std::map<std::string, std::string> newest;  // provider -> its newest observation
-    for (const catalog::CatalogStats::Row& row : stats->rows)
-      newest[row.provider] = std::max(newest[row.provider], row.newest);
-    m.stale = catalog::TakeStale(&m.offers, newest, kStaleDays);
-  }
+  Result<catalog::CatalogStats> stats = m.catalog->Stats();
+  if (!stats.ok()) return stats.status();
+  std::map<std::string, std::string> day;  // provider -> --as-of, else its newest observation
+  for (const catalog::CatalogStats::Row& row : stats->rows)
+    day[row.provider] =
+        in.selection.as_of.empty() ? std::max(day[row.provider], row.newest) : in.selection.as_of;
+  if (in.selection.as_of.empty()) m.stale = catalog::TakeStale(&m.offers, day, kStaleDays);
+  if (!in.include_retired) m.retired = catalog::TakeRetired(&m.offers, day);
   Result<std::unique_ptr<profiler::ProfileStore>> store = profiler::ProfileStore::Open(
       in.profiles.empty() ? profiler::ProfileStore::DefaultPath() : in.profiles);
   if (!store.ok()) return store.status();

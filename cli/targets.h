@@ -64,7 +64,8 @@ Result<std::vector<catalog::Offer>> SelectOffers(const catalog::CatalogStore& ca
 struct MarketInputs {
   std::string catalog, profiles, framework;  // empty: default paths, no calibration
   OfferSelection selection;
-  bool all_regions = false;  // rank every region's offer, not each machine and kind once
+  bool all_regions = false;      // rank every region's offer, not each machine and kind once
+  bool include_retired = false;  // keep machine types their provider has retired
 };
 struct Market {
   std::unique_ptr<catalog::CatalogStore> catalog;
@@ -73,6 +74,9 @@ struct Market {
   // Without --as-of: offers priced more than a year before their provider's newest price, left
   // out of `offers` (catalog::TakeStale).
   std::vector<catalog::Offer> stale;
+  // Offers of machine types their provider retired on or before --as-of (without it, the
+  // provider's newest price), left out of `offers` (catalog::TakeRetired).
+  std::vector<catalog::Offer> retired;
   References refs;
   Corrections corrections;
   std::string calibrated;  // "Calibrated for F: cpu (...); gpu (...)\n", or empty
@@ -80,8 +84,10 @@ struct Market {
 Result<Market> OpenMarket(const MarketInputs& in);
 // "N offers priced only before ... left out (...); --as-of DATE ranks past prices.\n", or empty.
 std::string StaleNote(const Market& m);
-// --cloud, --kind (described by `kind_help`), --region, --all-regions, --as-of, --framework,
-// --catalog, --profiles.
+// "N offers of M machines their provider has retired left out (first: ...).\n", or empty.
+std::string RetiredNote(const Market& m);
+// --cloud, --kind (described by `kind_help`), --region, --all-regions, --as-of,
+// --include-retired, --framework, --catalog, --profiles.
 void AddMarketOptions(CLI::App* app, MarketInputs* in, const std::string& kind_help);
 
 }  // namespace epochcost::cli

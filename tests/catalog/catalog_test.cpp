@@ -2,13 +2,14 @@
 // seed (2016-2018 prices of the published benchmarks).
 #include <gtest/gtest.h>
 
+#include <algorithm>
 #include <filesystem>
 #include <map>
 #include <set>
 #include <thread>
 
-#include "catalog/hardware_patterns.h"
 #include "catalog/importers.h"
+#include "catalog/instance_facts.h"
 #include "catalog/store.h"
 #include "engine/csv.h"
 #include "engine/file_util.h"
@@ -523,6 +524,54 @@ TEST_F(CatalogTest, InstanceRowsCorrectThePriceFilesHardware) {
   EXPECT_EQ(nc.gpu, "A10");
   EXPECT_EQ(nc.gpu_count, 2);
   EXPECT_EQ(nc.gpu_memory_gib, 24);
+}
+
+TEST_F(CatalogTest, RetirementsNameCatalogMachinesAndRealDays) {
+  // Every row of data/catalog/retirements.csv is a real day and names a machine the seeded
+  // catalog has (a pattern that matches none would be a typo that retires nothing).
+  Result<std::string> text = ReadFile(std::string(EPOCHCOST_DATA) + "/catalog/retirements.csv");
+  ASSERT_TRUE(text.ok());
+  Result<CsvTable> t = CsvTable::Parse(*text, "retirements.csv");
+  ASSERT_TRUE(t.ok());
+  const std::vector<InstanceType> instances = *store_->Instances();
+  for (const CsvRecord& r : t->records()) {
+    EXPECT_TRUE(CheckDate(r.fields[2]).ok()) << r.line;
+    EXPECT_FALSE(r.fields[3].empty()) << r.line << ": no source";
+    EXPECT_TRUE(std::any_of(instances.begin(), instances.end(),
+                            [&](const InstanceType& i) {
+                              return i.provider == r.fields[0] && Glob(r.fields[1], i.name);
+                            }))
+        << r.line << ": " << r.fields[1] << " matches no instance";
+  }
+  EXPECT_EQ(RetiredOn(**store_->FindInstance("azure", "Standard_NC6")), "2023-09-06");
+  EXPECT_EQ(RetiredOn(**store_->FindInstance("azure", "Standard_NC24rs_v3")), "2025-09-30");
+  EXPECT_EQ(RetiredOn(**store_->FindInstance("azure", "Standard_NC4as_T4_v3")), "");
+}
+
+TEST(TakeRetiredTest, LeavesOutMachinesRetiredOnOrBeforeTheirProvidersDay) {
+  const auto offer = [](const std::string& provider, const std::string& name) {
+    Offer o;
+    o.instance.provider = provider;
+    o.instance.name = name;
+    return o;
+  };
+  std::vector<Offer> offers = {offer("azure", "Standard_NC6"), offer("azure", "Standard_NC6s_v3"),
+                               offer("azure", "Standard_NC4as_T4_v3"),
+                               offer("gcp", "Standard_NC6")};
+  // Azure's day is NCv3's retirement day: the K80 (2023) and NCv3 (that very day) go; gcp has no
+  // retirements and the T4 size none.
+  std::vector<Offer> gone = TakeRetired(&offers, {{"azure", "2025-09-30"}, {"gcp", "2026-01-01"}});
+  ASSERT_EQ(gone.size(), 2u);
+  EXPECT_EQ(gone[0].instance.name, "Standard_NC6");
+  EXPECT_EQ(gone[1].instance.name, "Standard_NC6s_v3");
+  ASSERT_EQ(offers.size(), 2u);
+  EXPECT_EQ(offers[0].instance.name, "Standard_NC4as_T4_v3");
+  EXPECT_EQ(offers[1].instance.provider, "gcp");
+  // The day before NCv3's retirement keeps it; a provider without a day keeps everything.
+  offers = {offer("azure", "Standard_NC6s_v3"), offer("azure", "Standard_NC6")};
+  EXPECT_EQ(TakeRetired(&offers, {{"azure", "2025-09-29"}}).size(), 1u);
+  EXPECT_EQ(offers.front().instance.name, "Standard_NC6s_v3");
+  EXPECT_TRUE(TakeRetired(&offers, {}).empty());
 }
 
 TEST_F(CatalogTest, InstanceAndInterruptionCsvBadRecords) {

@@ -1,4 +1,4 @@
-#include "catalog/hardware_patterns.h"
+#include "catalog/instance_facts.h"
 
 #include <array>
 #include <vector>
@@ -47,6 +47,25 @@ std::string CpuFamilyOf(const InstanceType& i) {
 std::string GpuModelOf(const InstanceType& i) {
   static const std::vector<PatternRow> table = PatternTable("gpu-models");
   return FirstMatch(table, i);
+}
+
+std::string RetiredOn(const InstanceType& i) {
+  static const std::vector<PatternRow> table = PatternTable("retirements");
+  return FirstMatch(table, i);
+}
+
+std::vector<Offer> TakeRetired(std::vector<Offer>* offers,
+                               const std::map<std::string, std::string>& as_of) {
+  std::vector<Offer> kept, retired;
+  for (Offer& o : *offers) {
+    const std::string on = RetiredOn(o.instance);
+    const auto day = as_of.find(o.instance.provider);
+    // Dates compare as text (YYYY-MM-DD).
+    const bool gone = !on.empty() && day != as_of.end() && on <= day->second;
+    (gone ? retired : kept).push_back(std::move(o));
+  }
+  *offers = std::move(kept);
+  return retired;
 }
 
 }  // namespace epochcost::catalog
