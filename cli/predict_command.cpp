@@ -8,6 +8,7 @@
 #include "cli/format.h"
 #include "cli/prediction.h"
 #include "cli/run_inputs.h"
+#include "cli/targets.h"
 
 namespace epochcost::cli {
 namespace {
@@ -151,6 +152,8 @@ int PrintElsewhere(const PredictOptions& o, const Prediction& p, const Result<Pa
     j["precision"] = DTypeName(p.lowering.precision);
     j["optimizer"] = p.optimizer;
     j["source"] = m.source;
+    const std::string retired = RetiredOn(o.request.on);
+    j["retired_on"] = retired.empty() ? nlohmann::ordered_json() : nlohmann::ordered_json(retired);
     JsonCalibration(p, &j);
     j["step_seconds"] = e.step.seconds();
     j["compute_step_seconds"] = m.compute_step.seconds();
@@ -183,6 +186,9 @@ int PrintElsewhere(const PredictOptions& o, const Prediction& p, const Result<Pa
     std::cout << "; kernels built for " << o.request.isa << ": " << m.flop_per_cycle << " of "
               << m.native_flop_per_cycle << " fp32 FLOPs per cycle";
   std::cout << ")\n" << CalibrationLine(p);
+  if (const std::string retired = RetiredOn(o.request.on); !retired.empty())
+    std::cout << "note: its provider retired " << o.request.on << " on " << retired
+              << " (data/catalog/retirements.csv): it can no longer be rented\n";
   std::snprintf(line, sizeof line,
                 "step %.3f ms (compute %.3f ms%s, all-reduce %.3f ms of which %.3f ms exposed, "
                 "input %.3f ms)\n"
@@ -220,8 +226,7 @@ int Predict(PredictOptions o) {
   Result<Prediction> p = (*predictor)->Predict(o.request);
   if (!p.ok()) return ReportError(p.status());
   const PathKey path{p->path, p->device_kind()};
-  const Result<PathRecord> record =
-      RecordOf(path, ShippedRecordsOf({path}, o.profiles, o.catalog));
+  const Result<PathRecord> record = RecordOf(path, ShippedRecordsOf({path}, o.profiles, o.catalog));
   return p->measured ? PrintMeasured(o, *p, record) : PrintElsewhere(o, *p, record);
 }
 

@@ -339,6 +339,15 @@ std::string StaleNote(const Market& m) {
          first.region + ", " + first.observed_at + "); --as-of DATE ranks past prices.\n";
 }
 
+std::string RetiredOn(const std::string& target) {
+  const size_t colon = target.find(':');
+  if (colon == std::string::npos) return "";
+  catalog::InstanceType t;
+  t.provider = target.substr(0, colon);
+  t.name = target.substr(colon + 1);
+  return catalog::RetiredOn(t);
+}
+
 std::string RetiredNote(const Market& m) {
   if (m.retired.empty()) return "";
   std::set<std::string> machines;

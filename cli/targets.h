@@ -84,6 +84,10 @@ struct Market {
 Result<Market> OpenMarket(const MarketInputs& in);
 // "N offers priced only before ... left out (...); --as-of DATE ranks past prices.\n", or empty.
 std::string StaleNote(const Market& m);
+// The day a PROVIDER:INSTANCE target's machine type was retired by its provider, or "" (any other
+// target, or one not retired).
+std::string RetiredOn(const std::string& target);
+
 // "N offers of M machines their provider has retired left out (first: ...).\n", or empty.
 std::string RetiredNote(const Market& m);
 // --cloud, --kind (described by `kind_help`), --region, --all-regions, --as-of,
