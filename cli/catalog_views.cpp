@@ -106,9 +106,13 @@ std::string InstanceText(const catalog::InstanceType& i) {
   out += "  CPU family   " + (i.cpu_family.empty() ? std::string("unknown") : i.cpu_family) + "\n";
   const std::string model = catalog::GpuModelOf(i);
   out += "  GPUs         " + Gpu(i) +
-         (i.gpu.empty() ? "" : " (" + Number(i.gpu_memory_gib, "%.0f") + " GiB each)") +
+         (i.gpu.empty()          ? ""
+          : i.gpu_memory_gib > 0 ? " (" + Number(i.gpu_memory_gib, "%.0f") + " GiB each)"
+                                 : " (memory not listed)") +
          (model.empty() ? "" : ", predicted as " + model + " (data/catalog/gpu-models.csv)") + "\n";
   out += "  arch         " + (i.arch.empty() ? std::string("unknown") : i.arch) + "\n";
+  if (const std::string retired = catalog::RetiredOn(i); !retired.empty())
+    out += "  retired      " + retired + " by its provider (data/catalog/retirements.csv)\n";
   if (i.attachable) out += "  attaches to an N1 host VM (gcp:n1-standard-1+" + i.gpu + ")\n";
   return out;
 }
