@@ -88,8 +88,9 @@ double ReferenceEfficiencies::EfficiencyOf(const MeasuredOp& m) const {
   return std::clamp(bound / work, 1e-4, 1.0);
 }
 
-const ReferenceEfficiencies::Indexed* ReferenceEfficiencies::SameLayer(
-    const OpSignature& sig) const {
+const ReferenceEfficiencies::Indexed* ReferenceEfficiencies::SameLayer(const OpSignature& sig,
+                                                                       bool* within) const {
+  *within = false;
   const int64_t mb = sig.dim("mb");
   if (mb <= 0) return nullptr;
   auto it = by_layer_.find(LayerKey(sig));
@@ -101,7 +102,8 @@ const ReferenceEfficiencies::Indexed* ReferenceEfficiencies::SameLayer(
         std::log(static_cast<double>(mb) / static_cast<double>(ref_.ops[i].signature.dim("mb"))));
     if (!best || d < best_d) best = &index_[i], best_d = d;
   }
-  return best_d <= std::log(kSameLayerBatchRatio) + 1e-9 ? best : nullptr;
+  *within = best && best_d <= std::log(kSameLayerBatchRatio) + 1e-9;
+  return best;
 }
 
 const ReferenceEfficiencies::Indexed* ReferenceEfficiencies::Nearest(const OpSignature& sig) const {
@@ -122,16 +124,30 @@ ReferenceEfficiencies::Lent ReferenceEfficiencies::For(const OpSignature& sig,
                                                        DeviceKind kind) const {
   Lent lent{.flops = sig.flops(), .bytes = sig.bytes()};
   const bool rnn = sig.kind == OpKind::kRnnFwd || sig.kind == OpKind::kRnnBwd;
-  const Indexed* same_layer = rnn ? nullptr : SameLayer(sig);
+  bool within = false;
+  const Indexed* same_layer = rnn ? nullptr : SameLayer(sig, &within);
   if (auto it = by_signature_.find(sig.ToString()); it != by_signature_.end()) {
     lent.efficiency = index_[it->second].efficiency;
     lent.how = "measured";
-  } else if (same_layer) {
+  } else if (same_layer && within) {
     lent.efficiency = same_layer->efficiency;
     lent.how = "same layer";
   } else if (const Indexed* near = Nearest(sig)) {
     lent.efficiency = near->efficiency;
     lent.how = "nearest";
+    // The same layer measured at a batch too far off to lend its efficiency still bounds it: a
+    // layer's efficiency does not fall as its batch grows. So the nearest op's is capped by the
+    // same layer's at a larger batch, and raised to it from a smaller one. (GPT-2's LM head, 50257
+    // outputs that no tensor-core tile divides, ran at 96 TFLOP/s on the H100 at batch 8, against
+    // 471 for the same blocks' aligned products; at batch 1 the nearest op had lent it the latter.)
+    if (same_layer) {
+      const bool larger = ref_.ops[same_layer->op].signature.dim("mb") > sig.dim("mb");
+      const double bound = same_layer->efficiency;
+      if (larger ? bound < lent.efficiency : bound > lent.efficiency) {
+        lent.efficiency = bound;
+        lent.how = "bounded";
+      }
+    }
     // A recurrent layer: the nearest measured layer's efficiency, times how much more (or less)
     // efficient a product of this layer's per-step shape is than one of that layer's.
     if (rnn) {
@@ -162,6 +178,8 @@ ReferenceEfficiencies::Lent ReferenceEfficiencies::For(const OpSignature& sig,
     lent.source = from + ", nearest op's efficiency scaled to its step's product";
   else if (lent.how == "same layer")
     lent.source = from + ", the same layer's efficiency at another batch";
+  else if (lent.how == "bounded")
+    lent.source = from + ", the same layer's efficiency at a batch far off, as a bound";
   else
     lent.source = from + ", " + lent.how + " op's efficiency";
   return lent;

@@ -83,8 +83,8 @@ class ReferenceEfficiencies {
   // The measured op of the same kind and precision nearest in log FLOPs and bytes, or null.
   const Indexed* Nearest(const OpSignature& sig) const;
   // The same layer (every dimension but the batch `mb` equal) measured at the batch nearest to
-  // sig's, if within kSameLayerBatchRatio of it; else null.
-  const Indexed* SameLayer(const OpSignature& sig) const;
+  // sig's, or null; `within` tells whether that batch is within kSameLayerBatchRatio of sig's.
+  const Indexed* SameLayer(const OpSignature& sig, bool* within) const;
   static constexpr double kSameLayerBatchRatio = 4;
   ReferenceDevice ref_;
   std::vector<Indexed> index_;

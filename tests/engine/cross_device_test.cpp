@@ -159,6 +159,53 @@ TEST(ScaledTimesTest, SameLayerAtAnotherBatchLendsFirst) {
             "nearest");
 }
 
+// Regression: GPT-2's LM head (768 -> 50257, a width no tensor-core tile divides) ran at a fifth
+// of the aligned products' rate on the H100 at batch 8; at batch 1 (8x off, beyond the same-layer
+// window) the nearest op, an aligned product, lent it 5x its efficiency, so one A100 at batch 1
+// per GPU ran a step faster than an eighth of batch 8's (8 GPUs faster than 8x one). The same
+// layer still bounds the nearest op's efficiency: from above when it was measured at a larger
+// batch, from below when at a smaller one.
+TEST(ScaledTimesTest, SameLayerFarOffBoundsTheNearestOp) {
+  const Roofline r = Device(10, 100, 0);
+  auto at = [&](const char* text, double efficiency) {
+    const OpSignature s = Sig(text);
+    return MeasuredOp{s, r.Bound(s) / efficiency};
+  };
+  // Without the LM head measured, batch 1's head borrows the efficiency of a product of nearly its
+  // size whose width a tile divides (50176 = 392 x 128): 0.5.
+  const ReferenceDevice aligned_only{
+      "Ref GPU", "2026-01-02", r, {at("ip_fwd dt=bf16 bias=0 ic=768 mb=1024 oc=50176", 0.5)}};
+  const ScaledTimes before(std::make_shared<const ReferenceEfficiencies>(aligned_only),
+                           TargetDevice{Device(5, 50, 0), 1, {}});
+  const char* head_at_1 = "ip_fwd dt=bf16 bias=0 ic=768 mb=1024 oc=50257";
+  EXPECT_EQ(before.EfficiencyFor(Sig(head_at_1)).how, "nearest");
+  EXPECT_NEAR(before.EfficiencyFor(Sig(head_at_1)).efficiency, 0.5, 1e-9);
+  // With it measured at batch 8 (0.1, 8x off), batch 1's is capped there.
+  ReferenceDevice with_head = aligned_only;
+  with_head.ops.push_back(at("ip_fwd dt=bf16 bias=0 ic=768 mb=8192 oc=50257", 0.1));
+  const ScaledTimes after(std::make_shared<const ReferenceEfficiencies>(with_head),
+                          TargetDevice{Device(5, 50, 0), 1, {}});
+  const ReferenceEfficiencies::Lent& one = after.EfficiencyFor(Sig(head_at_1));
+  EXPECT_EQ(one.how, "bounded");
+  EXPECT_NEAR(one.efficiency, 0.1, 1e-9);
+  EXPECT_EQ(one.source,
+            "scaled from Ref GPU (2026-01-02), the same layer's efficiency at a batch far off, as "
+            "a bound");
+  // Measured at a smaller batch, the same layer raises a lower nearest efficiency: the aligned
+  // layer at batch 1 (0.5) lifts its batch-64 self over a 0.05 op measured nearer in size.
+  const ReferenceDevice low{"Ref GPU",
+                            "2026-01-02",
+                            r,
+                            {at("ip_fwd dt=bf16 bias=1 ic=768 mb=1024 oc=3072", 0.5),
+                             at("ip_fwd dt=bf16 bias=1 ic=1024 mb=65536 oc=4096", 0.05)}};
+  const ScaledTimes raised(std::make_shared<const ReferenceEfficiencies>(low),
+                           TargetDevice{Device(5, 50, 0), 1, {}});
+  const ReferenceEfficiencies::Lent& big =
+      raised.EfficiencyFor(Sig("ip_fwd dt=bf16 bias=1 ic=768 mb=65536 oc=3072"));
+  EXPECT_EQ(big.how, "bounded");
+  EXPECT_NEAR(big.efficiency, 0.5, 1e-9);
+}
+
 TEST(UslTest, FitsAlphaAndBetaExactlyFromThreePoints) {
   const Usl truth{0.05, 0.001, ""};
   std::vector<SpeedupPoint> pts;
