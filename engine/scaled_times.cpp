@@ -16,6 +16,10 @@ std::string ClassKey(OpClass c, DType t) {
   return std::string(OpClassName(c)) + " " + std::string(DTypeName(t));
 }
 // The same layer at any batch: the kind, precision, algorithm and every dimension but `mb`.
+int64_t CeilDiv(int64_t a, double b) {
+  return std::max<int64_t>(1, static_cast<int64_t>(std::ceil(static_cast<double>(a) / b)));
+}
+
 std::string LayerKey(const OpSignature& s) {
   OpSignature layer = s;
   layer.dims.erase("mb");
@@ -135,16 +139,28 @@ ReferenceEfficiencies::Lent ReferenceEfficiencies::For(const OpSignature& sig,
   } else if (const Indexed* near = Nearest(sig)) {
     lent.efficiency = near->efficiency;
     lent.how = "nearest";
-    // The same layer measured at a batch too far off to lend its efficiency still bounds it: a
-    // layer's efficiency does not fall as its batch grows. So the nearest op's is capped by the
-    // same layer's at a larger batch, and raised to it from a smaller one. (GPT-2's LM head, 50257
-    // outputs that no tensor-core tile divides, ran at 96 TFLOP/s on the H100 at batch 8, against
-    // 471 for the same blocks' aligned products; at batch 1 the nearest op had lent it the latter.)
+    // The same layer measured at a batch B too far off to lend its efficiency still bounds it,
+    // as a layer's efficiency does not fall and its time does not shrink as its batch grows. Below
+    // B/4: at most the efficiency at B, and no slower than the window's edge, B/4 at that
+    // efficiency (else a batch just outside the window ran slower than one just inside it: a
+    // ResNet50 bf16 step on the H100 took 9.4 ms at batch 4 and 6.2 ms at batch 8). Above 4B,
+    // the other way round. (GPT-2's LM head, 50257 outputs that no tensor-core tile divides, ran
+    // at 96 TFLOP/s on the H100 at batch 8, against 471 for the same blocks' aligned products; at
+    // batch 1 the nearest op had lent it the latter.)
     if (same_layer) {
-      const bool larger = ref_.ops[same_layer->op].signature.dim("mb") > sig.dim("mb");
-      const double bound = same_layer->efficiency;
-      if (larger ? bound < lent.efficiency : bound > lent.efficiency) {
-        lent.efficiency = bound;
+      const OpSignature& at = ref_.ops[same_layer->op].signature;
+      const bool below = at.dim("mb") > sig.dim("mb");
+      OpSignature edge = sig;
+      edge.dims["mb"] = below ? CeilDiv(at.dim("mb"), kSameLayerBatchRatio)
+                              : at.dim("mb") * static_cast<int64_t>(kSameLayerBatchRatio);
+      // The efficiency at which sig takes as long as the edge at the same layer's efficiency.
+      const double at_edge =
+          same_layer->efficiency * (ref_.roofline.Bound(sig) / ref_.roofline.Bound(edge));
+      const double lo = below ? at_edge : same_layer->efficiency;
+      const double hi = below ? same_layer->efficiency : at_edge;
+      const double bounded = std::clamp(lent.efficiency, std::min(lo, hi), hi);
+      if (bounded != lent.efficiency) {
+        lent.efficiency = std::clamp(bounded, 1e-4, 1.0);
         lent.how = "bounded";
       }
     }
