@@ -124,6 +124,59 @@ const ReferenceEfficiencies::Indexed* ReferenceEfficiencies::Nearest(const OpSig
   return best;
 }
 
+double ReferenceEfficiencies::Interpolated(const OpSignature& sig) const {
+  const int64_t mb = sig.dim("mb");
+  auto it = by_layer_.find(LayerKey(sig));
+  if (mb <= 0 || it == by_layer_.end()) return 0;
+  const MeasuredOp* below = nullptr;
+  const MeasuredOp* above = nullptr;
+  for (size_t i : it->second) {
+    const MeasuredOp& m = ref_.ops[i];
+    const int64_t at = m.signature.dim("mb");
+    if (at < mb && (!below || at > below->signature.dim("mb"))) below = &m;
+    if (at > mb && (!above || at < above->signature.dim("mb"))) above = &m;
+  }
+  if (!below || !above || below->median > above->median) return 0;
+  const double x0 = std::log(static_cast<double>(below->signature.dim("mb")));
+  const double x1 = std::log(static_cast<double>(above->signature.dim("mb")));
+  const double w = (std::log(static_cast<double>(mb)) - x0) / (x1 - x0);
+  const double t =
+      std::exp((1 - w) * std::log(below->median.seconds()) + w * std::log(above->median.seconds()));
+  const double work = t - ref_.roofline.latency.seconds();
+  return work > 0 ? std::clamp(ref_.roofline.Bound(sig).seconds() / work, 1e-4, 1.0) : 1.0;
+}
+
+void ReferenceEfficiencies::Bracket(const OpSignature& sig, Lent* lent) const {
+  const int64_t mb = sig.dim("mb");
+  auto it = by_layer_.find(LayerKey(sig));
+  if (mb <= 0 || it == by_layer_.end()) return;
+  const double bound = ref_.roofline.Bound(sig).seconds();
+  double lo = 0, hi = 1, time_lo = 0, time_hi = 1;
+  for (size_t i : it->second) {
+    const int64_t at = ref_.ops[i].signature.dim("mb");
+    const double e = index_[i].efficiency;
+    const double work = (ref_.ops[i].median - ref_.roofline.latency).seconds();
+    // The efficiency at which sig would take as long as this measurement.
+    const double as_long = work > 0 ? bound / work : 1;
+    if (at < mb) {
+      lo = std::max(lo, e);
+      hi = std::min(hi, as_long), time_hi = std::min(time_hi, as_long);
+    } else if (at > mb) {
+      hi = std::min(hi, e);
+      lo = std::max(lo, as_long), time_lo = std::max(time_lo, as_long);
+    }
+  }
+  // Measurements that contradict each other (noise) leave the time bounds alone, and those too
+  // when they do.
+  if (lo > hi) lo = time_lo, hi = time_hi;
+  if (lo > hi) return;
+  const double e = std::clamp(lent->efficiency, lo, hi);
+  if (e != lent->efficiency) {
+    lent->efficiency = std::clamp(e, 1e-4, 1.0);
+    lent->how = "bounded";
+  }
+}
+
 ReferenceEfficiencies::Lent ReferenceEfficiencies::For(const OpSignature& sig,
                                                        DeviceKind kind) const {
   Lent lent{.flops = sig.flops(), .bytes = sig.bytes()};
@@ -133,6 +186,9 @@ ReferenceEfficiencies::Lent ReferenceEfficiencies::For(const OpSignature& sig,
   if (auto it = by_signature_.find(sig.ToString()); it != by_signature_.end()) {
     lent.efficiency = index_[it->second].efficiency;
     lent.how = "measured";
+  } else if (double e = rnn ? 0 : Interpolated(sig); e > 0) {
+    lent.efficiency = e;
+    lent.how = "interpolated";
   } else if (same_layer && within) {
     lent.efficiency = same_layer->efficiency;
     lent.how = "same layer";
@@ -158,7 +214,16 @@ ReferenceEfficiencies::Lent ReferenceEfficiencies::For(const OpSignature& sig,
           same_layer->efficiency * (ref_.roofline.Bound(sig) / ref_.roofline.Bound(edge));
       const double lo = below ? at_edge : same_layer->efficiency;
       const double hi = below ? same_layer->efficiency : at_edge;
-      const double bounded = std::clamp(lent.efficiency, std::min(lo, hi), hi);
+      double bounded = std::clamp(lent.efficiency, std::min(lo, hi), hi);
+      // And in order along the batches out there: no slower than at twice the batch (below), no
+      // faster than at half of it (above), each lent the same way, up to the edge.
+      OpSignature next = sig;
+      next.dims["mb"] = below ? sig.dim("mb") * 2 : sig.dim("mb") / 2;
+      if (below ? next.dim("mb") < edge.dim("mb") : next.dim("mb") > edge.dim("mb")) {
+        const double ratio = ref_.roofline.Bound(sig) / ref_.roofline.Bound(next);
+        const double in_order = For(next, kind).efficiency * ratio;  // as long as `next` takes
+        bounded = below ? std::max(bounded, in_order) : std::min(bounded, in_order);
+      }
       if (bounded != lent.efficiency) {
         lent.efficiency = std::clamp(bounded, 1e-4, 1.0);
         lent.how = "bounded";
@@ -183,6 +248,7 @@ ReferenceEfficiencies::Lent ReferenceEfficiencies::For(const OpSignature& sig,
     lent.efficiency = DefaultEfficiency(kind, ClassOf(sig.kind));
     lent.how = "analytic";
   }
+  if (lent.how != "measured" && lent.how != "interpolated" && !rnn) Bracket(sig, &lent);
   const std::string from = "scaled from " + ref_.name + " (" + ref_.date + ")";
   char eff[32];
   std::snprintf(eff, sizeof eff, "%.2f", lent.efficiency);
@@ -194,8 +260,10 @@ ReferenceEfficiencies::Lent ReferenceEfficiencies::For(const OpSignature& sig,
     lent.source = from + ", nearest op's efficiency scaled to its step's product";
   else if (lent.how == "same layer")
     lent.source = from + ", the same layer's efficiency at another batch";
+  else if (lent.how == "interpolated")
+    lent.source = from + ", interpolated between the same layer at a smaller and a larger batch";
   else if (lent.how == "bounded")
-    lent.source = from + ", the same layer's efficiency at a batch far off, as a bound";
+    lent.source = from + ", bounded by the same layer at other batches";
   else
     lent.source = from + ", " + lent.how + " op's efficiency";
   return lent;

@@ -85,6 +85,13 @@ class ReferenceEfficiencies {
   // The same layer (every dimension but the batch `mb` equal) measured at the batch nearest to
   // sig's, or null; `within` tells whether that batch is within kSameLayerBatchRatio of sig's.
   const Indexed* SameLayer(const OpSignature& sig, bool* within) const;
+  // The efficiency at which sig takes the time interpolated (log time against log batch) between
+  // the same layer measured at the nearest smaller and the nearest larger batch; 0 where one of
+  // them is missing, or the larger batch was measured faster.
+  double Interpolated(const OpSignature& sig) const;
+  // Keeps a lent efficiency within what the same layer measured at other batches allows: a
+  // layer's efficiency does not fall, and its time does not shrink, as its batch grows.
+  void Bracket(const OpSignature& sig, Lent* lent) const;
   static constexpr double kSameLayerBatchRatio = 4;
   ReferenceDevice ref_;
   std::vector<Indexed> index_;

@@ -1,6 +1,8 @@
 // Cross-device model: roofline, carried efficiency, USL fit, ring all-reduce, machine effects.
 #include <gtest/gtest.h>
 
+#include <cmath>
+
 #include "engine/machine.h"
 #include "engine/zoo.h"
 
@@ -194,8 +196,7 @@ TEST(ScaledTimesTest, SameLayerFarOffBoundsTheNearestOp) {
   EXPECT_EQ(one.how, "bounded");
   EXPECT_NEAR(one.efficiency, 0.1, 1e-9);
   EXPECT_EQ(one.source,
-            "scaled from Ref GPU (2026-01-02), the same layer's efficiency at a batch far off, as "
-            "a bound");
+            "scaled from Ref GPU (2026-01-02), bounded by the same layer at other batches");
   // Measured at a smaller batch, the same layer raises a lower nearest efficiency: the aligned
   // layer at batch 1 (0.5) lifts its batch-64 self over a 0.05 op measured nearer in size.
   const ReferenceDevice low{"Ref GPU",
@@ -209,6 +210,32 @@ TEST(ScaledTimesTest, SameLayerFarOffBoundsTheNearestOp) {
       raised.EfficiencyFor(Sig("ip_fwd dt=bf16 bias=1 ic=768 mb=65536 oc=3072"));
   EXPECT_EQ(big.how, "bounded");
   EXPECT_NEAR(big.efficiency, 0.5, 1e-9);
+}
+
+// A layer measured at a smaller and a larger batch: between them its time is interpolated, log
+// time against log batch (BERT's 768 x 768 products were measured at batch 32 x 1 token and 8 x
+// 128 tokens; ViT's batch 1, 197 tokens, had borrowed the nearest op's efficiency instead).
+TEST(ScaledTimesTest, SameLayerOnBothSidesIsInterpolated) {
+  const Roofline r = Device(10, 100, 0);
+  const OpSignature small = Sig("ip_fwd dt=f32 bias=1 ic=768 mb=32 oc=768");
+  const OpSignature large = Sig("ip_fwd dt=f32 bias=1 ic=768 mb=4096 oc=768");
+  const ReferenceDevice ref{"Ref GPU",
+                            "2026-01-02",
+                            r,
+                            {MeasuredOp{small, Seconds::FromMicroseconds(40)},
+                             MeasuredOp{large, Seconds::FromMicroseconds(1000)}}};
+  auto lent = std::make_shared<const ReferenceEfficiencies>(ref);
+  const ScaledTimes there(lent, TargetDevice{Device(5, 50, 0), 1, {}});
+  // mb 362 is about halfway in log batch (32 x 11.3 = 4096 / 11.3): about sqrt(40 x 1000) us.
+  const OpSignature mid = Sig("ip_fwd dt=f32 bias=1 ic=768 mb=362 oc=768");
+  const ReferenceEfficiencies::Lent& l = there.EfficiencyFor(mid);
+  EXPECT_EQ(l.how, "interpolated");
+  const double w = std::log(362.0 / 32) / std::log(4096.0 / 32);
+  const double t = std::exp((1 - w) * std::log(40e-6) + w * std::log(1000e-6));
+  EXPECT_NEAR(l.efficiency, r.Bound(mid).seconds() / (t - r.latency.seconds()), 1e-9);
+  EXPECT_EQ(l.source,
+            "scaled from Ref GPU (2026-01-02), interpolated between the same layer at a smaller "
+            "and a larger batch");
 }
 
 TEST(UslTest, FitsAlphaAndBetaExactlyFromThreePoints) {
