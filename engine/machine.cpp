@@ -9,8 +9,7 @@
 
 namespace epochcost {
 
-Result<const LoweredStep*> LoweringCache::Get(const Model& model,
-                                             const LoweringOptions& o) {
+Result<const LoweredStep*> LoweringCache::Get(const Model& model, const LoweringOptions& o) {
   char key[160];
   // Every field of LoweringOptions but `training` (both phases are lowered here).
   std::snprintf(key, sizeof key, "%lld|%d|%d|%d|%d|%d|%d", static_cast<long long>(o.batch),
@@ -108,7 +107,8 @@ Result<MachinePrediction> PredictOnMachine(const Model& model, LoweringOptions o
                                  std::string(DTypeName(options.precision)) + " arithmetic");
   } else {
     if (!machine.cpu)
-      return Status::NotFound(machine.name + ": no CPU family known for this machine");
+      return Status::NotFound(machine.name +
+                              ": no CPU family known for this machine, and no GPU listed");
     if (options.precision == DType::kTFloat32)
       return Status::Unsupported(machine.name + ": tf32 is a GPU precision");
     const double vcpus = std::max(1.0, machine.vcpus);
@@ -133,8 +133,10 @@ Result<MachinePrediction> PredictOnMachine(const Model& model, LoweringOptions o
       target.roofline.latency = DefaultLatency(DeviceKind::kCpu);
     }
     if (target.roofline.fp32.value() <= 0 || target.roofline.bandwidth.value() <= 0)
-      return Status::NotFound(machine.name + ": data/hardware/cpus.csv lacks the peak rate or "
-                              "memory bandwidth of " + machine.cpu->family);
+      return Status::NotFound(machine.name +
+                              ": data/hardware/cpus.csv lacks the peak rate or "
+                              "memory bandwidth of " +
+                              machine.cpu->family);
     Result<double> per_cycle = machine.cpu->Fp32FlopPerCycle(settings.isa);
     if (!per_cycle.ok()) return per_cycle.status().WithContext(machine.name);
     out.native_flop_per_cycle = machine.cpu->fp32_flop_per_cycle_per_core;
@@ -163,8 +165,8 @@ Result<MachinePrediction> PredictOnMachine(const Model& model, LoweringOptions o
   // Steps are counted at the global batch; each device runs its share of it.
   EpochPrediction p = PredictEpoch(step.train, step.eval, options.batch, times, eo);
   p.steps_per_epoch = (settings.samples + global_batch - 1) / global_batch;
-  p.eval_steps = settings.val_samples > 0 ? (settings.val_samples + global_batch - 1) / global_batch
-                                          : 0;
+  p.eval_steps =
+      settings.val_samples > 0 ? (settings.val_samples + global_batch - 1) / global_batch : 0;
   out.compute_step = p.step;
 
   if (gpu) {
@@ -182,8 +184,8 @@ Result<MachinePrediction> PredictOnMachine(const Model& model, LoweringOptions o
     // The host: input bytes of a device batch prepared on the vCPUs left after the one that
     // dispatches, then copied over PCIe to each GPU.
     const Bytes input = step.input;
-    const BytesPerSecond host_bw = refs.cpu ? refs.cpu->per_core_bandwidth
-                                            : BytesPerSecond::FromGBps(10);
+    const BytesPerSecond host_bw =
+        refs.cpu ? refs.cpu->per_core_bandwidth : BytesPerSecond::FromGBps(10);
     const Seconds prepare = input * static_cast<double>(n) / host_bw;
     const double helpers = std::max(0.0, machine.vcpus - 1);
     const Seconds copy = machine.gpu->pcie.value() > 0 ? input / machine.gpu->pcie : Seconds();
