@@ -25,6 +25,24 @@ std::string LayerKey(const OpSignature& s) {
   layer.dims.erase("mb");
   return layer.ToString();
 }
+
+// The dimension an op's work grows with as the batch does: a layer's `mb`; else a batched
+// product's `b` (batch x heads), a row op's `rows` (softmax, layer norm), or the `n` of an op with
+// no other dimension (element-wise work, reorders, optimizer updates); "" where there is none.
+std::string SizeDim(const OpSignature& s) {
+  if (s.dims.count("mb")) return "mb";
+  if (s.kind == OpKind::kMatMul) return s.dims.count("b") ? "b" : "";
+  if (s.dims.count("rows")) return "rows";
+  for (const auto& [name, value] : s.dims)
+    if (name != "n" && name != "aten") return "";
+  return s.dims.count("n") ? "n" : "";
+}
+// The same op at any size: every dimension but SizeDim's.
+std::string SizeKey(const OpSignature& s) {
+  OpSignature op = s;
+  op.dims.erase(SizeDim(s));
+  return op.ToString();
+}
 double LogFlops(const OpSignature& s) { return std::log(s.flops().flops() + 1); }
 double LogBytes(const OpSignature& s) { return std::log(s.bytes().value() + 1); }
 
@@ -76,6 +94,7 @@ ReferenceEfficiencies::ReferenceEfficiencies(ReferenceDevice reference)
     by_signature_[s.ToString()] = i;
     by_kind_[KindKey(s)].push_back(i);
     if (s.dims.count("mb")) by_layer_[LayerKey(s)].push_back(i);
+    if (!SizeDim(s).empty()) by_size_[SizeKey(s)].push_back(i);
     index_.push_back({LogFlops(s), LogBytes(s), EfficiencyOf(ref_.ops[i]), i});
     per_class[ClassKey(ClassOf(s.kind), s.dtype)].push_back(index_.back().efficiency);
   }
@@ -147,13 +166,14 @@ double ReferenceEfficiencies::Interpolated(const OpSignature& sig) const {
 }
 
 void ReferenceEfficiencies::Bracket(const OpSignature& sig, Lent* lent) const {
-  const int64_t mb = sig.dim("mb");
-  auto it = by_layer_.find(LayerKey(sig));
-  if (mb <= 0 || it == by_layer_.end()) return;
+  const std::string dim = SizeDim(sig);
+  const int64_t mb = dim.empty() ? 0 : sig.dim(dim);
+  auto it = by_size_.find(SizeKey(sig));
+  if (mb <= 0 || it == by_size_.end()) return;
   const double bound = ref_.roofline.Bound(sig).seconds();
   double lo = 0, hi = 1, time_lo = 0, time_hi = 1;
   for (size_t i : it->second) {
-    const int64_t at = ref_.ops[i].signature.dim("mb");
+    const int64_t at = ref_.ops[i].signature.dim(dim);
     const double e = index_[i].efficiency;
     const double work = (ref_.ops[i].median - ref_.roofline.latency).seconds();
     // The efficiency at which sig would take as long as this measurement.

@@ -89,8 +89,9 @@ class ReferenceEfficiencies {
   // the same layer measured at the nearest smaller and the nearest larger batch; 0 where one of
   // them is missing, or the larger batch was measured faster.
   double Interpolated(const OpSignature& sig) const;
-  // Keeps a lent efficiency within what the same layer measured at other batches allows: a
-  // layer's efficiency does not fall, and its time does not shrink, as its batch grows.
+  // Keeps a lent efficiency within what the same op measured at other sizes allows (a layer at
+  // other batches; a batched product, row op or element-wise op at other sizes): an op's
+  // efficiency does not fall, and its time does not shrink, as its size grows.
   void Bracket(const OpSignature& sig, Lent* lent) const;
   static constexpr double kSameLayerBatchRatio = 4;
   ReferenceDevice ref_;
@@ -98,6 +99,7 @@ class ReferenceEfficiencies {
   std::map<std::string, size_t> by_signature_;
   std::map<std::string, std::vector<size_t>> by_kind_;   // "kind dtype" -> ops
   std::map<std::string, std::vector<size_t>> by_layer_;  // signature without mb -> ops
+  std::map<std::string, std::vector<size_t>> by_size_;   // signature without its size -> ops
   std::map<std::string, double> class_median_;           // "class dtype" -> efficiency
   mutable std::mutex remembered_mutex_;
   // For() per target kind (CPU, GPU), by signature.

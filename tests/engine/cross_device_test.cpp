@@ -238,6 +238,30 @@ TEST(ScaledTimesTest, SameLayerOnBothSidesIsInterpolated) {
             "and a larger batch");
 }
 
+// Ops without a batch dimension are bounded by the same op at other sizes too: a softmax over
+// more rows neither runs faster nor less efficiently than over fewer (BERT's attention softmax at
+// batch 2 had borrowed a slower op's efficiency than at batch 4, and its step shrank).
+TEST(ScaledTimesTest, RowOpsAreBoundedByTheSameOpAtOtherSizes) {
+  const Roofline r = Device(10, 100, 0);
+  auto at = [&](const char* text, double efficiency) {
+    const OpSignature s = Sig(text);
+    return MeasuredOp{s, r.Bound(s) / efficiency};
+  };
+  const ReferenceDevice ref{"Ref GPU",
+                            "2026-01-02",
+                            r,
+                            {at("softmax_fwd dt=f32 c=128 rows=1024", 0.4),
+                             at("softmax_fwd dt=f32 c=197 rows=2000", 0.05)}};
+  auto lent = std::make_shared<const ReferenceEfficiencies>(ref);
+  const ScaledTimes there(lent, TargetDevice{Device(5, 50, 0), 1, {}});
+  // rows 1900 is nearest to the 0.05 op in FLOPs and bytes, but the same op over 1024 rows ran at
+  // 0.4: at least that.
+  const ReferenceEfficiencies::Lent& l =
+      there.EfficiencyFor(Sig("softmax_fwd dt=f32 c=128 rows=1900"));
+  EXPECT_EQ(l.how, "bounded");
+  EXPECT_NEAR(l.efficiency, 0.4, 1e-9);
+}
+
 TEST(UslTest, FitsAlphaAndBetaExactlyFromThreePoints) {
   const Usl truth{0.05, 0.001, ""};
   std::vector<SpeedupPoint> pts;
