@@ -11,6 +11,12 @@ namespace {
 
 OpSignature Sig(const char* text) { return *OpSignature::Parse(text); }
 
+// An op measured on `r` at `efficiency` of its roofline bound.
+MeasuredOp MeasuredAt(const Roofline& r, const char* text, double efficiency) {
+  const OpSignature s = Sig(text);
+  return MeasuredOp{s, r.Bound(s) / efficiency};
+}
+
 Roofline Device(double tflops, double gbps, double latency_us) {
   Roofline r;
   r.kind = DeviceKind::kGpu;
@@ -102,10 +108,7 @@ TEST(ScaledTimesTest, SameDeviceGivesTheMeasurementAndFasterDeviceScales) {
 // the efficiency of a product of its per-step shape (0.6) over that of the measured layer's (0.2).
 TEST(ScaledTimesTest, RecurrentLayerScalesWithItsPerStepProduct) {
   const Roofline r = Device(10, 100, 0);
-  auto at = [&](const char* text, double efficiency) {
-    const OpSignature s = Sig(text);
-    return MeasuredOp{s, r.Bound(s) / efficiency};
-  };
+  auto at = [&](const char* text, double efficiency) { return MeasuredAt(r, text, efficiency); };
   const ReferenceDevice ref{"Ref GPU",
                             "2026-01-02",
                             r,
@@ -133,10 +136,7 @@ TEST(ScaledTimesTest, RecurrentLayerScalesWithItsPerStepProduct) {
 // within the bounds the same layer sets (SameLayerFarOffBoundsTheNearestOp).
 TEST(ScaledTimesTest, SameLayerAtAnotherBatchLendsFirst) {
   const Roofline r = Device(10, 100, 0);
-  auto at = [&](const char* text, double efficiency) {
-    const OpSignature s = Sig(text);
-    return MeasuredOp{s, r.Bound(s) / efficiency};
-  };
+  auto at = [&](const char* text, double efficiency) { return MeasuredAt(r, text, efficiency); };
   const ReferenceDevice ref{
       "Ref GPU",
       "2026-01-02",
@@ -174,10 +174,7 @@ TEST(ScaledTimesTest, SameLayerAtAnotherBatchLendsFirst) {
 // batch, from below when at a smaller one.
 TEST(ScaledTimesTest, SameLayerFarOffBoundsTheNearestOp) {
   const Roofline r = Device(10, 100, 0);
-  auto at = [&](const char* text, double efficiency) {
-    const OpSignature s = Sig(text);
-    return MeasuredOp{s, r.Bound(s) / efficiency};
-  };
+  auto at = [&](const char* text, double efficiency) { return MeasuredAt(r, text, efficiency); };
   // Without the LM head measured, batch 1's head borrows the efficiency of a product of nearly its
   // size whose width a tile divides (50176 = 392 x 128): 0.5.
   const ReferenceDevice aligned_only{
@@ -243,10 +240,7 @@ TEST(ScaledTimesTest, SameLayerOnBothSidesIsInterpolated) {
 // batch 2 had borrowed a slower op's efficiency than at batch 4, and its step shrank).
 TEST(ScaledTimesTest, RowOpsAreBoundedByTheSameOpAtOtherSizes) {
   const Roofline r = Device(10, 100, 0);
-  auto at = [&](const char* text, double efficiency) {
-    const OpSignature s = Sig(text);
-    return MeasuredOp{s, r.Bound(s) / efficiency};
-  };
+  auto at = [&](const char* text, double efficiency) { return MeasuredAt(r, text, efficiency); };
   const ReferenceDevice ref{"Ref GPU",
                             "2026-01-02",
                             r,
