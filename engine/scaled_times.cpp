@@ -197,6 +197,61 @@ void ReferenceEfficiencies::Bracket(const OpSignature& sig, Lent* lent) const {
   }
 }
 
+namespace {
+
+// Dimensions that only count work (a product's sizes, a row op's rows and width, an element-wise
+// op's values): more of each is more work of the same shape.
+bool IsSizeDim(const std::string& name) {
+  static const char* const kSizes[] = {"mb", "ic", "oc", "b", "m", "n", "k", "c", "rows"};
+  for (const char* d : kSizes)
+    if (name == d) return true;
+  return false;
+}
+
+// +1 where every size of `a` is at least `b`'s (and the rest equal), -1 where at most, 0 where
+// neither (or some dimension that is not a size differs, or one of them has one the other lacks).
+int Dominates(const OpSignature& a, const OpSignature& b) {
+  if (a.kind != b.kind || a.dtype != b.dtype || a.alg != b.alg || a.dims.size() != b.dims.size())
+    return 0;
+  bool ge = true, le = true;
+  for (const auto& [name, value] : a.dims) {
+    auto it = b.dims.find(name);
+    if (it == b.dims.end()) return 0;
+    if (!IsSizeDim(name)) {
+      if (value != it->second) return 0;
+      continue;
+    }
+    ge = ge && value >= it->second;
+    le = le && value <= it->second;
+  }
+  return ge ? 1 : le ? -1 : 0;
+}
+
+}  // namespace
+
+void ReferenceEfficiencies::Dominate(const OpSignature& sig, Lent* lent) const {
+  for (const auto& [name, value] : sig.dims)
+    if (!IsSizeDim(name) && name != "bias" && name != "aten") return;  // a shape, not sizes
+  auto it = by_kind_.find(KindKey(sig));
+  if (it == by_kind_.end()) return;
+  const double bound = ref_.roofline.Bound(sig).seconds();
+  double lo = 0, hi = 1;
+  for (size_t i : it->second) {
+    const int d = Dominates(ref_.ops[i].signature, sig);
+    if (d == 0) continue;
+    const double work = (ref_.ops[i].median - ref_.roofline.latency).seconds();
+    const double as_long = work > 0 ? bound / work : 1;  // sig as long as the measurement
+    if (d > 0) lo = std::max(lo, as_long);  // that op does at least sig's work: no faster
+    if (d < 0) hi = std::min(hi, as_long);  // at most sig's work: no slower
+  }
+  if (lo > hi) return;  // measurements out of order (noise): no bound
+  const double e = std::clamp(lent->efficiency, lo, hi);
+  if (e != lent->efficiency) {
+    lent->efficiency = std::clamp(e, 1e-4, 1.0);
+    lent->how = "bounded";
+  }
+}
+
 ReferenceEfficiencies::Lent ReferenceEfficiencies::For(const OpSignature& sig,
                                                        DeviceKind kind) const {
   Lent lent{.flops = sig.flops(), .bytes = sig.bytes()};
@@ -268,7 +323,10 @@ ReferenceEfficiencies::Lent ReferenceEfficiencies::For(const OpSignature& sig,
     lent.efficiency = DefaultEfficiency(kind, ClassOf(sig.kind));
     lent.how = "analytic";
   }
-  if (lent.how != "measured" && lent.how != "interpolated" && !rnn) Bracket(sig, &lent);
+  if (lent.how != "measured" && lent.how != "interpolated" && !rnn) {
+    Bracket(sig, &lent);
+    Dominate(sig, &lent);
+  }
   const std::string from = "scaled from " + ref_.name + " (" + ref_.date + ")";
   char eff[32];
   std::snprintf(eff, sizeof eff, "%.2f", lent.efficiency);

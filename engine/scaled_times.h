@@ -93,6 +93,10 @@ class ReferenceEfficiencies {
   // other batches; a batched product, row op or element-wise op at other sizes): an op's
   // efficiency does not fall, and its time does not shrink, as its size grows.
   void Bracket(const OpSignature& sig, Lent* lent) const;
+  // Keeps an op made only of sizes (a product, a row or element-wise op) no slower than a
+  // measured op of the same kind that is at least as large in every size, and no faster than one
+  // at most as large in every size.
+  void Dominate(const OpSignature& sig, Lent* lent) const;
   static constexpr double kSameLayerBatchRatio = 4;
   ReferenceDevice ref_;
   std::vector<Indexed> index_;

@@ -256,6 +256,29 @@ TEST(ScaledTimesTest, RowOpsAreBoundedByTheSameOpAtOtherSizes) {
   EXPECT_NEAR(l.efficiency, 0.4, 1e-9);
 }
 
+// Regression: ViT's classifier head at batch 1 (768 -> 1000, one row) borrowed a tiny op's
+// efficiency and took 126 us on the H100 and 1.37 ms on an L4, while ResNet50's larger head
+// (2048 -> 1000, 32 rows) was measured in 22 us. A product no larger in any size than a measured
+// one of its kind takes no longer.
+TEST(ScaledTimesTest, AProductNoLargerThanAMeasuredOneTakesNoLonger) {
+  const Roofline r = Device(10, 100, 0);
+  const OpSignature big = Sig("ip_fwd dt=f32 bias=1 ic=2048 mb=32 oc=1000");
+  const ReferenceDevice ref{"Ref GPU",
+                            "2026-01-02",
+                            r,
+                            {MeasuredOp{big, r.Bound(big) / 0.5},
+                             MeasuredAt(r, "ip_fwd dt=f32 bias=1 ic=512 mb=2 oc=128", 0.001)}};
+  auto lent = std::make_shared<const ReferenceEfficiencies>(ref);
+  const ScaledTimes there(lent, TargetDevice{Device(5, 50, 0), 1, {}});
+  const OpSignature head = Sig("ip_fwd dt=f32 bias=1 ic=768 mb=1 oc=1000");
+  const ReferenceEfficiencies::Lent& l = there.EfficiencyFor(head);
+  EXPECT_EQ(l.how, "bounded");
+  // As long as the big one took on the reference: its bound over 0.5.
+  EXPECT_NEAR(l.efficiency, r.Bound(head) / (r.Bound(big) / 0.5), 1e-9);
+  // An op with a shape (a convolution's kernel, strides) is not bounded so.
+  EXPECT_EQ(there.EfficiencyFor(Sig("ip_fwd dt=f32 bias=0 ic=768 mb=1 oc=1000")).how, "nearest");
+}
+
 TEST(UslTest, FitsAlphaAndBetaExactlyFromThreePoints) {
   const Usl truth{0.05, 0.001, ""};
   std::vector<SpeedupPoint> pts;
