@@ -15,15 +15,8 @@ std::string KindKey(const OpSignature& s) {
 std::string ClassKey(OpClass c, DType t) {
   return std::string(OpClassName(c)) + " " + std::string(DTypeName(t));
 }
-// The same layer at any batch: the kind, precision, algorithm and every dimension but `mb`.
 int64_t CeilDiv(int64_t a, double b) {
   return std::max<int64_t>(1, static_cast<int64_t>(std::ceil(static_cast<double>(a) / b)));
-}
-
-std::string LayerKey(const OpSignature& s) {
-  OpSignature layer = s;
-  layer.dims.erase("mb");
-  return layer.ToString();
 }
 
 // The dimension an op's work grows with as the batch does: a layer's `mb`; else a batched
@@ -37,7 +30,8 @@ std::string SizeDim(const OpSignature& s) {
     if (name != "n" && name != "aten") return "";
   return s.dims.count("n") ? "n" : "";
 }
-// The same op at any size: every dimension but SizeDim's.
+// The same op at any size: every dimension but SizeDim's (for a layer, the same layer at any
+// batch: the kind, precision, algorithm and every dimension but `mb`).
 std::string SizeKey(const OpSignature& s) {
   OpSignature op = s;
   op.dims.erase(SizeDim(s));
@@ -93,7 +87,6 @@ ReferenceEfficiencies::ReferenceEfficiencies(ReferenceDevice reference)
     const OpSignature& s = ref_.ops[i].signature;
     by_signature_[s.ToString()] = i;
     by_kind_[KindKey(s)].push_back(i);
-    if (s.dims.count("mb")) by_layer_[LayerKey(s)].push_back(i);
     if (!SizeDim(s).empty()) by_size_[SizeKey(s)].push_back(i);
     index_.push_back({LogFlops(s), LogBytes(s), EfficiencyOf(ref_.ops[i]), i});
     per_class[ClassKey(ClassOf(s.kind), s.dtype)].push_back(index_.back().efficiency);
@@ -116,13 +109,14 @@ const ReferenceEfficiencies::Indexed* ReferenceEfficiencies::SameLayer(const OpS
   *within = false;
   const int64_t mb = sig.dim("mb");
   if (mb <= 0) return nullptr;
-  auto it = by_layer_.find(LayerKey(sig));
-  if (it == by_layer_.end()) return nullptr;
+  auto it = by_size_.find(SizeKey(sig));
+  if (it == by_size_.end()) return nullptr;
   const Indexed* best = nullptr;
   double best_d = 0;
   for (size_t i : it->second) {
-    const double d = std::abs(
-        std::log(static_cast<double>(mb) / static_cast<double>(ref_.ops[i].signature.dim("mb"))));
+    const int64_t at = ref_.ops[i].signature.dim("mb");
+    if (at <= 0) continue;
+    const double d = std::abs(std::log(static_cast<double>(mb) / static_cast<double>(at)));
     if (!best || d < best_d) best = &index_[i], best_d = d;
   }
   *within = best && best_d <= std::log(kSameLayerBatchRatio) + 1e-9;
@@ -145,13 +139,14 @@ const ReferenceEfficiencies::Indexed* ReferenceEfficiencies::Nearest(const OpSig
 
 double ReferenceEfficiencies::Interpolated(const OpSignature& sig) const {
   const int64_t mb = sig.dim("mb");
-  auto it = by_layer_.find(LayerKey(sig));
-  if (mb <= 0 || it == by_layer_.end()) return 0;
+  auto it = by_size_.find(SizeKey(sig));
+  if (mb <= 0 || it == by_size_.end()) return 0;
   const MeasuredOp* below = nullptr;
   const MeasuredOp* above = nullptr;
   for (size_t i : it->second) {
     const MeasuredOp& m = ref_.ops[i];
     const int64_t at = m.signature.dim("mb");
+    if (at <= 0) continue;
     if (at < mb && (!below || at > below->signature.dim("mb"))) below = &m;
     if (at > mb && (!above || at < above->signature.dim("mb"))) above = &m;
   }
@@ -161,8 +156,18 @@ double ReferenceEfficiencies::Interpolated(const OpSignature& sig) const {
   const double w = (std::log(static_cast<double>(mb)) - x0) / (x1 - x0);
   const double t =
       std::exp((1 - w) * std::log(below->median.seconds()) + w * std::log(above->median.seconds()));
-  const double work = t - ref_.roofline.latency.seconds();
-  return work > 0 ? std::clamp(ref_.roofline.Bound(sig).seconds() / work, 1e-4, 1.0) : 1.0;
+  return std::clamp(AsLongAs(sig, Seconds::FromSeconds(t)), 1e-4, 1.0);
+}
+
+double ReferenceEfficiencies::AsLongAs(const OpSignature& sig, Seconds t) const {
+  const double work = (t - ref_.roofline.latency).seconds();
+  return work > 0 ? ref_.roofline.Bound(sig).seconds() / work : 1;
+}
+
+void ReferenceEfficiencies::SetBounded(Lent* lent, double efficiency) {
+  if (efficiency == lent->efficiency) return;
+  lent->efficiency = std::clamp(efficiency, 1e-4, 1.0);
+  lent->how = "bounded";
 }
 
 void ReferenceEfficiencies::Bracket(const OpSignature& sig, Lent* lent) const {
@@ -170,14 +175,11 @@ void ReferenceEfficiencies::Bracket(const OpSignature& sig, Lent* lent) const {
   const int64_t mb = dim.empty() ? 0 : sig.dim(dim);
   auto it = by_size_.find(SizeKey(sig));
   if (mb <= 0 || it == by_size_.end()) return;
-  const double bound = ref_.roofline.Bound(sig).seconds();
   double lo = 0, hi = 1, time_lo = 0, time_hi = 1;
   for (size_t i : it->second) {
     const int64_t at = ref_.ops[i].signature.dim(dim);
     const double e = index_[i].efficiency;
-    const double work = (ref_.ops[i].median - ref_.roofline.latency).seconds();
-    // The efficiency at which sig would take as long as this measurement.
-    const double as_long = work > 0 ? bound / work : 1;
+    const double as_long = AsLongAs(sig, ref_.ops[i].median);
     if (at < mb) {
       lo = std::max(lo, e);
       hi = std::min(hi, as_long), time_hi = std::min(time_hi, as_long);
@@ -189,12 +191,7 @@ void ReferenceEfficiencies::Bracket(const OpSignature& sig, Lent* lent) const {
   // Measurements that contradict each other (noise) leave the time bounds alone, and those too
   // when they do.
   if (lo > hi) lo = time_lo, hi = time_hi;
-  if (lo > hi) return;
-  const double e = std::clamp(lent->efficiency, lo, hi);
-  if (e != lent->efficiency) {
-    lent->efficiency = std::clamp(e, 1e-4, 1.0);
-    lent->how = "bounded";
-  }
+  if (lo <= hi) SetBounded(lent, std::clamp(lent->efficiency, lo, hi));
 }
 
 namespace {
@@ -234,22 +231,16 @@ void ReferenceEfficiencies::Dominate(const OpSignature& sig, Lent* lent) const {
     if (!IsSizeDim(name) && name != "bias" && name != "aten") return;  // a shape, not sizes
   auto it = by_kind_.find(KindKey(sig));
   if (it == by_kind_.end()) return;
-  const double bound = ref_.roofline.Bound(sig).seconds();
   double lo = 0, hi = 1;
   for (size_t i : it->second) {
     const int d = Dominates(ref_.ops[i].signature, sig);
     if (d == 0) continue;
-    const double work = (ref_.ops[i].median - ref_.roofline.latency).seconds();
-    const double as_long = work > 0 ? bound / work : 1;  // sig as long as the measurement
+    const double as_long = AsLongAs(sig, ref_.ops[i].median);
     if (d > 0) lo = std::max(lo, as_long);  // that op does at least sig's work: no faster
     if (d < 0) hi = std::min(hi, as_long);  // at most sig's work: no slower
   }
-  if (lo > hi) return;  // measurements out of order (noise): no bound
-  const double e = std::clamp(lent->efficiency, lo, hi);
-  if (e != lent->efficiency) {
-    lent->efficiency = std::clamp(e, 1e-4, 1.0);
-    lent->how = "bounded";
-  }
+  // Measurements out of order (noise) set no bound.
+  if (lo <= hi) SetBounded(lent, std::clamp(lent->efficiency, lo, hi));
 }
 
 ReferenceEfficiencies::Lent ReferenceEfficiencies::For(const OpSignature& sig,
@@ -299,10 +290,7 @@ ReferenceEfficiencies::Lent ReferenceEfficiencies::For(const OpSignature& sig,
         const double in_order = For(next, kind).efficiency * ratio;  // as long as `next` takes
         bounded = below ? std::max(bounded, in_order) : std::min(bounded, in_order);
       }
-      if (bounded != lent.efficiency) {
-        lent.efficiency = std::clamp(bounded, 1e-4, 1.0);
-        lent.how = "bounded";
-      }
+      SetBounded(&lent, bounded);
     }
     // A recurrent layer: the nearest measured layer's efficiency, times how much more (or less)
     // efficient a product of this layer's per-step shape is than one of that layer's.

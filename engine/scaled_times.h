@@ -97,14 +97,19 @@ class ReferenceEfficiencies {
   // measured op of the same kind that is at least as large in every size, and no faster than one
   // at most as large in every size.
   void Dominate(const OpSignature& sig, Lent* lent) const;
+  // The efficiency at which sig would take `t` on the reference (1 where `t` is within its
+  // latency).
+  double AsLongAs(const OpSignature& sig, Seconds t) const;
+  // Sets a lent efficiency a bound moved (unchanged: nothing), marking it "bounded".
+  static void SetBounded(Lent* lent, double efficiency);
   static constexpr double kSameLayerBatchRatio = 4;
   ReferenceDevice ref_;
   std::vector<Indexed> index_;
   std::map<std::string, size_t> by_signature_;
-  std::map<std::string, std::vector<size_t>> by_kind_;   // "kind dtype" -> ops
-  std::map<std::string, std::vector<size_t>> by_layer_;  // signature without mb -> ops
-  std::map<std::string, std::vector<size_t>> by_size_;   // signature without its size -> ops
-  std::map<std::string, double> class_median_;           // "class dtype" -> efficiency
+  std::map<std::string, std::vector<size_t>> by_kind_;  // "kind dtype" -> ops
+  // Signature without its size (a layer's mb, ...) -> ops: the same op at other sizes.
+  std::map<std::string, std::vector<size_t>> by_size_;
+  std::map<std::string, double> class_median_;  // "class dtype" -> efficiency
   mutable std::mutex remembered_mutex_;
   // For() per target kind (CPU, GPU), by signature.
   mutable std::array<std::unordered_map<OpSignature, Lent, OpSignatureHash>, 2> remembered_;
