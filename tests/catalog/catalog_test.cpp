@@ -467,14 +467,26 @@ TEST_F(CatalogTest, SpotAdvisorBandsAndGcePreemptibleLifetime) {
 namespace epochcost::catalog {
 namespace {
 
+// data/PATH parsed as CSV.
+Result<CsvTable> DataCsv(const std::string& path) {
+  Result<std::string> text = ReadFile(std::string(EPOCHCOST_DATA) + "/" + path);
+  if (!text.ok()) return text.status();
+  return CsvTable::Parse(*text, path);
+}
+
+// The first column of data/PATH (empty where it cannot be read: the test's checks then fail).
+std::set<std::string> FirstColumn(const std::string& path) {
+  std::set<std::string> out;
+  Result<CsvTable> t = DataCsv(path);
+  EXPECT_TRUE(t.ok()) << path;
+  if (t.ok())
+    for (const CsvRecord& r : t->records()) out.insert(r.fields[0]);
+  return out;
+}
+
 TEST_F(CatalogTest, CpuFamiliesNameRowsOfTheHardwareTable) {
   // data/hardware/cpus.csv is the spec table later stages read by family name.
-  Result<std::string> cpus = ReadFile(std::string(EPOCHCOST_DATA) + "/hardware/cpus.csv");
-  ASSERT_TRUE(cpus.ok());
-  Result<CsvTable> t = CsvTable::Parse(*cpus, "cpus.csv");
-  ASSERT_TRUE(t.ok());
-  std::set<std::string> families;
-  for (const CsvRecord& r : t->records()) families.insert(r.fields[0]);
+  const std::set<std::string> families = FirstColumn("hardware/cpus.csv");
   int with_family = 0;
   const std::vector<InstanceType> instances = *store_->Instances();
   for (const InstanceType& i : instances) {
@@ -493,12 +505,7 @@ TEST_F(CatalogTest, CpuFamiliesNameRowsOfTheHardwareTable) {
 TEST_F(CatalogTest, GpuModelsNameRowsOfTheHardwareTable) {
   // data/catalog/gpu-models.csv tells apart the parts a provider's GPU name covers; each model
   // it names is a row of data/hardware/gpus.csv (by full name, as FindGpu reads it).
-  Result<std::string> gpus = ReadFile(std::string(EPOCHCOST_DATA) + "/hardware/gpus.csv");
-  ASSERT_TRUE(gpus.ok());
-  Result<CsvTable> t = CsvTable::Parse(*gpus, "gpus.csv");
-  ASSERT_TRUE(t.ok());
-  std::set<std::string> names;
-  for (const CsvRecord& r : t->records()) names.insert(r.fields[0]);
+  const std::set<std::string> names = FirstColumn("hardware/gpus.csv");
   int modelled = 0;
   const std::vector<InstanceType> instances = *store_->Instances();
   for (const InstanceType& i : instances) {
@@ -529,9 +536,7 @@ TEST_F(CatalogTest, InstanceRowsCorrectThePriceFilesHardware) {
 TEST_F(CatalogTest, RetirementsNameCatalogMachinesAndRealDays) {
   // Every row of data/catalog/retirements.csv is a real day and names a machine the seeded
   // catalog has (a pattern that matches none would be a typo that retires nothing).
-  Result<std::string> text = ReadFile(std::string(EPOCHCOST_DATA) + "/catalog/retirements.csv");
-  ASSERT_TRUE(text.ok());
-  Result<CsvTable> t = CsvTable::Parse(*text, "retirements.csv");
+  Result<CsvTable> t = DataCsv("catalog/retirements.csv");
   ASSERT_TRUE(t.ok());
   const std::vector<InstanceType> instances = *store_->Instances();
   for (const CsvRecord& r : t->records()) {

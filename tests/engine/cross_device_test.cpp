@@ -27,6 +27,14 @@ Roofline Device(double tflops, double gbps, double latency_us) {
   return r;
 }
 
+// Times scaled to a GPU of 5 TFLOP/s and 50 GB/s from "Ref GPU" (roofline `r`), which measured
+// `ops`.
+ScaledTimes ScaledFromRef(const Roofline& r, std::vector<MeasuredOp> ops) {
+  const ReferenceDevice ref{"Ref GPU", "2026-01-02", r, std::move(ops)};
+  return ScaledTimes(std::make_shared<const ReferenceEfficiencies>(ref),
+                     TargetDevice{Device(5, 50, 0), 1, {}});
+}
+
 TEST(RooflineTest, BoundIsTheSlowerOfComputeAndMemory) {
   // 1024^3 GEMM: 2^31 FLOPs; 3 x 4 MiB of fp32 operands.
   const OpSignature gemm = Sig("matmul dt=f32 b=1 m=1024 k=1024 n=1024");
@@ -177,18 +185,14 @@ TEST(ScaledTimesTest, SameLayerFarOffBoundsTheNearestOp) {
   auto at = [&](const char* text, double efficiency) { return MeasuredAt(r, text, efficiency); };
   // Without the LM head measured, batch 1's head borrows the efficiency of a product of nearly its
   // size whose width a tile divides (50176 = 392 x 128): 0.5.
-  const ReferenceDevice aligned_only{
-      "Ref GPU", "2026-01-02", r, {at("ip_fwd dt=bf16 bias=0 ic=768 mb=1024 oc=50176", 0.5)}};
-  const ScaledTimes before(std::make_shared<const ReferenceEfficiencies>(aligned_only),
-                           TargetDevice{Device(5, 50, 0), 1, {}});
+  const MeasuredOp aligned = at("ip_fwd dt=bf16 bias=0 ic=768 mb=1024 oc=50176", 0.5);
+  const ScaledTimes before = ScaledFromRef(r, {aligned});
   const char* head_at_1 = "ip_fwd dt=bf16 bias=0 ic=768 mb=1024 oc=50257";
   EXPECT_EQ(before.EfficiencyFor(Sig(head_at_1)).how, "nearest");
   EXPECT_NEAR(before.EfficiencyFor(Sig(head_at_1)).efficiency, 0.5, 1e-9);
   // With it measured at batch 8 (0.1, 8x off), batch 1's is capped there.
-  ReferenceDevice with_head = aligned_only;
-  with_head.ops.push_back(at("ip_fwd dt=bf16 bias=0 ic=768 mb=8192 oc=50257", 0.1));
-  const ScaledTimes after(std::make_shared<const ReferenceEfficiencies>(with_head),
-                          TargetDevice{Device(5, 50, 0), 1, {}});
+  const ScaledTimes after =
+      ScaledFromRef(r, {aligned, at("ip_fwd dt=bf16 bias=0 ic=768 mb=8192 oc=50257", 0.1)});
   const ReferenceEfficiencies::Lent& one = after.EfficiencyFor(Sig(head_at_1));
   EXPECT_EQ(one.how, "bounded");
   EXPECT_NEAR(one.efficiency, 0.1, 1e-9);
@@ -196,13 +200,9 @@ TEST(ScaledTimesTest, SameLayerFarOffBoundsTheNearestOp) {
             "scaled from Ref GPU (2026-01-02), bounded by the same layer at other batches");
   // Measured at a smaller batch, the same layer raises a lower nearest efficiency: the aligned
   // layer at batch 1 (0.5) lifts its batch-64 self over a 0.05 op measured nearer in size.
-  const ReferenceDevice low{"Ref GPU",
-                            "2026-01-02",
-                            r,
-                            {at("ip_fwd dt=bf16 bias=1 ic=768 mb=1024 oc=3072", 0.5),
-                             at("ip_fwd dt=bf16 bias=1 ic=1024 mb=65536 oc=4096", 0.05)}};
-  const ScaledTimes raised(std::make_shared<const ReferenceEfficiencies>(low),
-                           TargetDevice{Device(5, 50, 0), 1, {}});
+  const ScaledTimes raised =
+      ScaledFromRef(r, {at("ip_fwd dt=bf16 bias=1 ic=768 mb=1024 oc=3072", 0.5),
+                        at("ip_fwd dt=bf16 bias=1 ic=1024 mb=65536 oc=4096", 0.05)});
   const ReferenceEfficiencies::Lent& big =
       raised.EfficiencyFor(Sig("ip_fwd dt=bf16 bias=1 ic=768 mb=65536 oc=3072"));
   EXPECT_EQ(big.how, "bounded");
@@ -216,13 +216,8 @@ TEST(ScaledTimesTest, SameLayerOnBothSidesIsInterpolated) {
   const Roofline r = Device(10, 100, 0);
   const OpSignature small = Sig("ip_fwd dt=f32 bias=1 ic=768 mb=32 oc=768");
   const OpSignature large = Sig("ip_fwd dt=f32 bias=1 ic=768 mb=4096 oc=768");
-  const ReferenceDevice ref{"Ref GPU",
-                            "2026-01-02",
-                            r,
-                            {MeasuredOp{small, Seconds::FromMicroseconds(40)},
-                             MeasuredOp{large, Seconds::FromMicroseconds(1000)}}};
-  auto lent = std::make_shared<const ReferenceEfficiencies>(ref);
-  const ScaledTimes there(lent, TargetDevice{Device(5, 50, 0), 1, {}});
+  const ScaledTimes there = ScaledFromRef(r, {MeasuredOp{small, Seconds::FromMicroseconds(40)},
+                                              MeasuredOp{large, Seconds::FromMicroseconds(1000)}});
   // mb 362 is about halfway in log batch (32 x 11.3 = 4096 / 11.3): about sqrt(40 x 1000) us.
   const OpSignature mid = Sig("ip_fwd dt=f32 bias=1 ic=768 mb=362 oc=768");
   const ReferenceEfficiencies::Lent& l = there.EfficiencyFor(mid);
@@ -241,13 +236,8 @@ TEST(ScaledTimesTest, SameLayerOnBothSidesIsInterpolated) {
 TEST(ScaledTimesTest, RowOpsAreBoundedByTheSameOpAtOtherSizes) {
   const Roofline r = Device(10, 100, 0);
   auto at = [&](const char* text, double efficiency) { return MeasuredAt(r, text, efficiency); };
-  const ReferenceDevice ref{"Ref GPU",
-                            "2026-01-02",
-                            r,
-                            {at("softmax_fwd dt=f32 c=128 rows=1024", 0.4),
-                             at("softmax_fwd dt=f32 c=197 rows=2000", 0.05)}};
-  auto lent = std::make_shared<const ReferenceEfficiencies>(ref);
-  const ScaledTimes there(lent, TargetDevice{Device(5, 50, 0), 1, {}});
+  const ScaledTimes there = ScaledFromRef(r, {at("softmax_fwd dt=f32 c=128 rows=1024", 0.4),
+                                              at("softmax_fwd dt=f32 c=197 rows=2000", 0.05)});
   // rows 1900 is nearest to the 0.05 op in FLOPs and bytes, but the same op over 1024 rows ran at
   // 0.4: at least that.
   const ReferenceEfficiencies::Lent& l =
@@ -263,19 +253,15 @@ TEST(ScaledTimesTest, RowOpsAreBoundedByTheSameOpAtOtherSizes) {
 TEST(ScaledTimesTest, AProductNoLargerThanAMeasuredOneTakesNoLonger) {
   const Roofline r = Device(10, 100, 0);
   const OpSignature big = Sig("ip_fwd dt=f32 bias=1 ic=2048 mb=32 oc=1000");
-  const ReferenceDevice ref{"Ref GPU",
-                            "2026-01-02",
-                            r,
-                            {MeasuredOp{big, r.Bound(big) / 0.5},
-                             MeasuredAt(r, "ip_fwd dt=f32 bias=1 ic=512 mb=2 oc=128", 0.001)}};
-  auto lent = std::make_shared<const ReferenceEfficiencies>(ref);
-  const ScaledTimes there(lent, TargetDevice{Device(5, 50, 0), 1, {}});
+  const ScaledTimes there =
+      ScaledFromRef(r, {MeasuredOp{big, r.Bound(big) / 0.5},
+                        MeasuredAt(r, "ip_fwd dt=f32 bias=1 ic=512 mb=2 oc=128", 0.001)});
   const OpSignature head = Sig("ip_fwd dt=f32 bias=1 ic=768 mb=1 oc=1000");
   const ReferenceEfficiencies::Lent& l = there.EfficiencyFor(head);
   EXPECT_EQ(l.how, "bounded");
   // As long as the big one took on the reference: its bound over 0.5.
   EXPECT_NEAR(l.efficiency, r.Bound(head) / (r.Bound(big) / 0.5), 1e-9);
-  // An op with a shape (a convolution's kernel, strides) is not bounded so.
+  // One that differs in a dimension that is not a size (no bias) is not bounded by it.
   EXPECT_EQ(there.EfficiencyFor(Sig("ip_fwd dt=f32 bias=0 ic=768 mb=1 oc=1000")).how, "nearest");
 }
 
