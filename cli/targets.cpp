@@ -243,6 +243,17 @@ std::vector<std::string> SplitCommas(const std::string& s) {
   return out;
 }
 
+namespace {
+
+// "a, b, c".
+std::string CommaList(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& item : items) out += (out.empty() ? "" : ", ") + item;
+  return out;
+}
+
+}  // namespace
+
 Status CheckClouds(const catalog::CatalogStore& catalog, const std::vector<std::string>& clouds) {
   if (clouds.empty()) return Status::Ok();
   Result<catalog::CatalogStats> stats = catalog.Stats();
@@ -251,8 +262,7 @@ Status CheckClouds(const catalog::CatalogStore& catalog, const std::vector<std::
   for (const catalog::CatalogStats::Row& row : stats->rows) known.insert(row.provider);
   for (const std::string& c : clouds) {
     if (known.contains(c)) continue;
-    std::string have;
-    for (const std::string& k : known) have += (have.empty() ? "" : ", ") + k;
+    const std::string have = CommaList({known.begin(), known.end()});
     return Status::InvalidArgument("--cloud '" + c + "': the catalog has no prices of it (it has " +
                                    (have.empty() ? "none" : have) + ")");
   }
@@ -264,11 +274,7 @@ Status CheckRegion(const std::vector<catalog::Offer>& offers, const std::string&
   if (region.empty()) return Status::Ok();
   for (const catalog::Offer& o : offers)
     if (o.region == region) return Status::Ok();
-  std::string of = "the catalog";
-  if (!clouds.empty()) {
-    of.clear();
-    for (const std::string& c : clouds) of += (of.empty() ? "" : ", ") + c;
-  }
+  const std::string of = clouds.empty() ? "the catalog" : CommaList(clouds);
   return Status::InvalidArgument("--region '" + region + "': no offer of " + of +
                                  " is in that region" + (as_of.empty() ? "" : " as of " + as_of) +
                                  " (see `epochcost catalog list" +
@@ -373,13 +379,16 @@ Result<Market> OpenMarket(const MarketInputs& in) {
   Result<std::vector<catalog::Offer>> offers = SelectOffers(*m.catalog, in.selection);
   if (!offers.ok()) return offers.status();
   m.offers = catalog::OnePerRegion(std::move(*offers));
-  Result<catalog::CatalogStats> stats = m.catalog->Stats();
-  if (!stats.ok()) return stats.status();
   std::map<std::string, std::string> day;  // provider -> --as-of, else its newest observation
-  for (const catalog::CatalogStats::Row& row : stats->rows)
-    day[row.provider] =
-        in.selection.as_of.empty() ? std::max(day[row.provider], row.newest) : in.selection.as_of;
-  if (in.selection.as_of.empty()) m.stale = catalog::TakeStale(&m.offers, day, kStaleDays);
+  if (in.selection.as_of.empty()) {
+    Result<catalog::CatalogStats> stats = m.catalog->Stats();
+    if (!stats.ok()) return stats.status();
+    for (const catalog::CatalogStats::Row& row : stats->rows)
+      day[row.provider] = std::max(day[row.provider], row.newest);
+    m.stale = catalog::TakeStale(&m.offers, day, kStaleDays);
+  } else {
+    for (const catalog::Offer& o : m.offers) day[o.instance.provider] = in.selection.as_of;
+  }
   if (!in.include_retired) m.retired = catalog::TakeRetired(&m.offers, day);
   Result<std::unique_ptr<profiler::ProfileStore>> store = profiler::ProfileStore::Open(
       in.profiles.empty() ? profiler::ProfileStore::DefaultPath() : in.profiles);
