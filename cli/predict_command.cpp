@@ -44,6 +44,8 @@ std::string CalibrationLine(const Prediction& p) {
                 c.framework.c_str(), c.device_kind.c_str(), c.kernel_scale,
                 c.per_op_overhead.seconds() * 1e6, c.per_step_overhead.seconds() * 1e3, c.runs,
                 c.mape_before, c.mape_after, c.fitted_at.c_str());
+  if (c.shipped)
+    return std::string(line) + "  shipped with epochcost, fitted to " + c.origin + "\n";
   return line;
 }
 
@@ -62,7 +64,9 @@ void JsonCalibration(const Prediction& p, nlohmann::ordered_json* j) {
                          {"kernel_scale", p.calibration->kernel_scale},
                          {"per_op_overhead_seconds", p.calibration->per_op_overhead.seconds()},
                          {"per_step_overhead_seconds", p.calibration->per_step_overhead.seconds()},
-                         {"fitted_at", p.calibration->fitted_at}};
+                         {"fitted_at", p.calibration->fitted_at},
+                         {"shipped", p.calibration->shipped},
+                         {"fitted_to", p.calibration->origin}};
 }
 
 // "same device, cpu": the path a prediction took, as `validate` groups its runs.

@@ -274,8 +274,8 @@ int List(const ProfileOptions& o) {
     std::snprintf(us, sizeof us, "%.2f", k.per_op_overhead.seconds() * 1e6);
     std::snprintf(batch, sizeof batch, "%.3f", k.per_step_overhead.seconds() * 1e3);
     std::snprintf(mape, sizeof mape, "%.1f%% -> %.1f%%", k.mape_before, k.mape_after);
-    c.push_back(
-        {k.framework, k.device_kind, scale, us, batch, std::to_string(k.runs), mape, k.fitted_at});
+    c.push_back({k.framework, k.device_kind, scale, us, batch, std::to_string(k.runs), mape,
+                 k.fitted_at + (k.shipped ? " (shipped)" : "")});
   }
   std::cout << "\n" << RenderTable(c, {false, false, true, true, true, true, false, false});
   return kExitOk;

@@ -228,7 +228,7 @@ Status NoCalibration(const std::string& framework, const std::string& kind) {
   std::string shipped;
   for (const std::string& stem : validation::ShippedRunLogsOf(framework, kind))
     shipped += (shipped.empty() ? "@" : ", @") + stem;
-  return Status::NotFound("--framework " + framework + ": no calibration stored for it" +
+  return Status::NotFound("--framework " + framework + ": no calibration stored or shipped for it" +
                           (kind.empty() ? "" : " on " + kind) +
                           "; run: epochcost calibrate RUNS..." +
                           (shipped.empty() ? "" : " (shipped runs of it: " + shipped + ")"));
@@ -406,8 +406,8 @@ Result<Market> OpenMarket(const MarketInputs& in) {
     (gpu ? m.corrections.gpu : m.corrections.cpu) = c->correction();
     char line[200];
     std::snprintf(line, sizeof line,
-                  "%s%s (kernel scale %.3f, per-op overhead %.1f us, per-step overhead %.3f ms)",
-                  applied.empty() ? "" : "; ", kind, c->kernel_scale,
+                  "%s%s (%skernel scale %.3f, per-op overhead %.1f us, per-step overhead %.3f ms)",
+                  applied.empty() ? "" : "; ", kind, c->shipped ? "shipped, " : "", c->kernel_scale,
                   c->per_op_overhead.seconds() * 1e6, c->per_step_overhead.seconds() * 1e3);
     applied += line;
   }

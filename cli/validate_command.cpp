@@ -15,6 +15,7 @@
 #include "cli/format.h"
 #include "cli/run_inputs.h"
 #include "cli/svg_plot.h"
+#include "profiler/calibration_table.h"
 #include "validation/report.h"
 #include "validation/statistics.h"
 
@@ -28,6 +29,19 @@ struct ValidateOptions {
   std::string profiles, catalog, plot;
   bool calibrated = false, json = false;
 };
+
+// The run log a run was read from, as the command line named it ("@published-runs", a path).
+std::string RunLogOf(const validation::RunRecord& run) {
+  return run.origin.substr(0, run.origin.rfind(':'));
+}
+
+// The run logs a calibration's origin names (space-separated, as `calibrate` stores them).
+std::set<std::string> RunLogsOf(const std::string& origin) {
+  std::set<std::string> out;
+  std::istringstream words(origin);
+  for (std::string w; words >> w;) out.insert(w);
+  return out;
+}
 
 std::string Usd(const std::optional<double>& v) { return v ? Number("%.4f", *v) : "-"; }
 
@@ -52,24 +66,39 @@ std::vector<profiler::StoredCalibration> AppliedCalibrations(
   return out;
 }
 
-// One line per applied calibration, or a line saying none matched.
-std::string CalibrationLines(const std::vector<profiler::StoredCalibration>& cs) {
+// One line per applied calibration, or a line saying none matched. A calibration fitted to some
+// of these very runs says how many: their errors are in-sample, not a test of it.
+std::string CalibrationLines(const std::vector<profiler::StoredCalibration>& cs,
+                             const std::vector<PredictedRun>& runs) {
   std::ostringstream s;
-  for (const profiler::StoredCalibration& c : cs)
+  for (const profiler::StoredCalibration& c : cs) {
+    const std::set<std::string> fitted_to = RunLogsOf(c.origin);
+    int in_sample = 0;
+    for (const PredictedRun& p : runs)
+      in_sample += p.prediction.calibration && p.prediction.calibration->framework == c.framework &&
+                   p.prediction.calibration->device_kind == c.device_kind &&
+                   fitted_to.contains(RunLogOf(p.run));
     s << "Calibration applied: " << c.framework << " on " << c.device_kind << ", kernel scale "
       << Number("%.3f", c.kernel_scale) << ", per-op overhead "
       << Number("%.2f", c.per_op_overhead.seconds() * 1e6) << " us, per-step overhead "
-      << Number("%.3f", c.per_step_overhead.seconds() * 1e3) << " ms (fitted " << c.fitted_at
-      << " on " << c.runs << " runs, held-out MAPE " << Number("%.1f%%", c.mape_before) << " -> "
+      << Number("%.3f", c.per_step_overhead.seconds() * 1e3) << " ms ("
+      << (c.shipped ? "shipped, " : "") << "fitted " << c.fitted_at << " on " << c.runs
+      << " runs, held-out MAPE " << Number("%.1f%%", c.mape_before) << " -> "
       << Number("%.1f%%", c.mape_after) << ")\n";
-  if (cs.empty()) s << "No stored calibration matches these runs' frameworks.\n";
+    if (in_sample > 0)
+      s << "  " << in_sample << (in_sample == 1 ? " of these runs was" : " of these runs were")
+        << " among those it was fitted to (" << c.origin
+        << "): their errors are in-sample; its held-out MAPE is the fair figure\n";
+  }
+  if (cs.empty()) s << "No stored or shipped calibration matches these runs' frameworks.\n";
   return s.str();
 }
 
 std::string ReportText(const ValidationReport& r, const std::string& calibrations) {
   std::ostringstream s;
   s << "Validated " << r.results.size() << (r.results.size() == 1 ? " run (" : " runs (")
-    << (calibrations.empty() ? "uncalibrated" : "calibrated where a calibration is stored")
+    << (calibrations.empty() ? "uncalibrated"
+                             : "calibrated where a calibration is stored or shipped")
     << "): MAPE " << Number("%.1f%%", r.all.mape) << ", worst " << Number("%+.1f%%", r.all.worst)
     << ", " << r.all.within_10 << " within 10%\n"
     << calibrations << "\n";
@@ -226,13 +255,16 @@ int Validate(const ValidateOptions& o) {
                                      {"runs", c.runs},
                                      {"mape_before", c.mape_before},
                                      {"mape_after", c.mape_after},
-                                     {"fitted_at", c.fitted_at}});
+                                     {"fitted_at", c.fitted_at},
+                                     {"shipped", c.shipped},
+                                     {"fitted_to", c.origin}});
     }
     std::cout << j.dump(2) << "\n";
   } else
-    std::cout << ReportText(report, o.calibrated
-                                        ? CalibrationLines(AppliedCalibrations(predicted->runs))
-                                        : std::string());
+    std::cout << ReportText(
+        report, o.calibrated
+                    ? CalibrationLines(AppliedCalibrations(predicted->runs), predicted->runs)
+                    : std::string());
   return kExitOk;
 }
 
@@ -251,6 +283,7 @@ struct CalibrateOptions {
   int folds = 5;
   bool dry_run = false;
   bool keep_worse = false;
+  std::string csv;        // where to write the kept calibrations as CSV, or empty
   std::string leave_out;  // "", "model" or "machine": folds by group instead of by index
 };
 
@@ -265,14 +298,17 @@ int Calibrate(const CalibrateOptions& o) {
   std::map<std::pair<std::string, std::string>, std::vector<validation::CalibrationSample>> groups;
   // Each run's model or machine, where --leave-out makes them the folds.
   std::map<std::pair<std::string, std::string>, std::vector<std::string>> group_of;
+  // The run logs each calibration is fitted to, as the command line names them, space-joined.
+  std::map<std::pair<std::string, std::string>, std::string> origin;
   for (const PredictedRun& p : predicted->runs) {
     const auto key = std::make_pair(p.run.framework, p.prediction.device_kind());
     if (!groups.contains(key)) order.push_back(key);
     groups[key].push_back({TermsOf(p.prediction), p.run.seconds_per_epoch});
     group_of[key].push_back(o.leave_out == "model" ? p.run.model : p.run.target);
+    const std::string file = RunLogOf(p.run);
+    if (std::string& f = origin[key]; !RunLogsOf(f).contains(file))
+      f += (f.empty() ? "" : " ") + file;
   }
-  std::string origin;
-  for (const std::string& f : o.inputs.files) origin += (origin.empty() ? "" : " ") + f;
   std::vector<profiler::StoredCalibration> fitted;
   int worse = 0;
   for (const auto& key : order) {
@@ -323,13 +359,20 @@ int Calibrate(const CalibrateOptions& o) {
                       .mape_before = cv->mape_before,
                       .mape_after = cv->mape_after,
                       .fitted_at = TodayIso(),
-                      .origin = origin,
+                      .origin = origin[key],
                       .per_step_overhead = c->per_step_overhead});
   }
   if (fitted.empty())
     return ReportError(Status::InvalidArgument(
         worse > 0 ? "no calibration predicted its held-out runs better than none; nothing stored"
                   : "no framework had enough runs to calibrate"));
+  if (!o.csv.empty()) {
+    std::ofstream out(o.csv);
+    out << profiler::CalibrationsCsv(fitted);
+    if (!out) return ReportError(Status::IoError(o.csv + ": cannot write the calibrations"));
+    std::cout << "Wrote " << fitted.size() << " calibration" << (fitted.size() == 1 ? "" : "s")
+              << " to " << o.csv << ".\n";
+  }
   if (o.dry_run) {
     std::cout << "Dry run: nothing stored.\n";
     return kExitOk;
@@ -371,6 +414,8 @@ void RegisterCalibrateCommand(CLI::App& app, CommandFn* run) {
   c->add_flag("--dry-run", o->dry_run, "Report the fit and its cross-validation; store nothing");
   c->add_flag("--keep-worse", o->keep_worse,
               "Keep a calibration even where it predicts the held-out runs worse than none");
+  c->add_option("--csv", o->csv,
+                "Also write the kept calibrations to this CSV file (docs/calibration.md)");
   c->add_option("--profiles", o->profiles, "Profile database (where calibrations are stored)");
   c->add_option("--catalog", o->catalog, "Catalog database");
   c->footer("Example:\n  epochcost calibrate @published-runs --folds 5 --dry-run");

@@ -1,5 +1,6 @@
 #include "profiler/profile_store.h"
 
+#include <algorithm>
 #include <cmath>
 #include <cstdlib>
 #include <filesystem>
@@ -8,6 +9,7 @@
 #include "catalog/sqlite.h"
 #include "engine/file_util.h"
 #include "engine/json_util.h"
+#include "profiler/calibration_table.h"
 
 namespace epochcost {
 // Generated from data/profiles/*.json (scripts/embed_files.cmake).
@@ -313,6 +315,14 @@ Result<std::vector<StoredCalibration>> ProfileStore::Calibrations() const {
                    static_cast<int>(q->Int(4)), static_cast<int>(q->Int(5)), q->Double(6),
                    q->Double(7), q->Text(8), q->Text(9), Seconds::FromSeconds(q->Double(10))});
   }
+  Result<std::vector<StoredCalibration>> shipped = ShippedCalibrations();
+  if (!shipped.ok()) return shipped.status();
+  const size_t stored = out.size();
+  for (const StoredCalibration& s : *shipped)
+    if (std::none_of(out.begin(), out.begin() + stored, [&](const StoredCalibration& c) {
+          return c.framework == s.framework && c.device_kind == s.device_kind;
+        }))
+      out.push_back(s);
   return out;
 }
 
@@ -323,7 +333,7 @@ Result<StoredCalibration> ProfileStore::FindCalibration(const std::string& frame
   for (const StoredCalibration& c : *all)
     if (c.framework == framework && c.device_kind == device_kind) return c;
   return Status::NotFound("no calibration for " + framework + " on " + device_kind +
-                          " in the profile store; run: epochcost calibrate RUNS...");
+                          " in the profile store or shipped; run: epochcost calibrate RUNS...");
 }
 
 Result<std::string> ProfileStore::ExportJson(const Fingerprint& d) const {

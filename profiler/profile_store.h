@@ -18,7 +18,7 @@
 namespace epochcost::catalog {
 class Database;
 class Statement;
-}
+}  // namespace epochcost::catalog
 
 namespace epochcost::profiler {
 
@@ -48,6 +48,7 @@ struct StoredCalibration {
   std::string fitted_at;                   // YYYY-MM-DD
   std::string origin;                      // the run logs it was fitted to
   Seconds per_step_overhead;               // 0 where the fit left it out
+  bool shipped = false;  // from data/calibrations, not fitted by this store's user
 
   KernelCorrection correction() const { return {kernel_scale, per_op_overhead, per_step_overhead}; }
 };
@@ -72,7 +73,8 @@ class ProfileStore : public OpTimeSource {
   Result<std::vector<StoredMeasurement>> Measurements(const Fingerprint& device) const;
 
   // Calibrations, one per framework and device kind (a new one replaces the old); all or none
-  // of them are stored.
+  // of them are stored. Calibrations() and FindCalibration() also answer with the shipped ones
+  // (profiler/calibration_table.h) for a framework and kind the store has none of.
   Status PutCalibrations(const std::vector<StoredCalibration>& cs);
   Result<std::vector<StoredCalibration>> Calibrations() const;
   Result<StoredCalibration> FindCalibration(const std::string& framework,

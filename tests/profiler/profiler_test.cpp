@@ -10,6 +10,8 @@
 #include "catalog/sqlite.h"
 #include "engine/lowering.h"
 #include "engine/zoo.h"
+#include "profiler/calibration_table.h"
+#include "profiler/calibration_table.h"
 #include "profiler/cpu/aten_kernels.h"
 #include "profiler/cpu/blas_probe.h"
 #include "profiler/cpu/onednn_backend.h"
@@ -391,10 +393,10 @@ TEST_F(ProfileStoreTest, NewStoreHoldsTheShippedProfiles) {
 TEST_F(ProfileStoreTest, CalibrationsAreStoredAndReplaced) {
   Result<std::unique_ptr<ProfileStore>> store = ProfileStore::Open(path_);
   ASSERT_TRUE(store.ok());
-  EXPECT_EQ((*store)->FindCalibration("pytorch", "cpu").status().message(),
-            "no calibration for pytorch on cpu in the profile store; run: epochcost calibrate "
-            "RUNS...");
-  StoredCalibration c{.framework = "pytorch",
+  EXPECT_EQ((*store)->FindCalibration("jax", "cpu").status().message(),
+            "no calibration for jax on cpu in the profile store or shipped; run: epochcost "
+            "calibrate RUNS...");
+  StoredCalibration c{.framework = "jax",
                       .device_kind = "cpu",
                       .kernel_scale = 1.5,
                       .per_op_overhead = Seconds::FromMicroseconds(12),
@@ -408,14 +410,96 @@ TEST_F(ProfileStoreTest, CalibrationsAreStoredAndReplaced) {
   ASSERT_TRUE((*store)->PutCalibrations({c}).ok());
   c.kernel_scale = 2;
   ASSERT_TRUE((*store)->PutCalibrations({c}).ok());
-  Result<StoredCalibration> got = (*store)->FindCalibration("pytorch", "cpu");
+  Result<StoredCalibration> got = (*store)->FindCalibration("jax", "cpu");
   ASSERT_TRUE(got.ok());
   EXPECT_DOUBLE_EQ(got->kernel_scale, 2);
   EXPECT_DOUBLE_EQ(got->per_op_overhead.seconds(), 12e-6);
   EXPECT_DOUBLE_EQ(got->per_step_overhead.seconds(), 1.5e-3);
   EXPECT_EQ(got->runs, 12);
-  EXPECT_EQ((*store)->Calibrations()->size(), 1u);
-  EXPECT_FALSE((*store)->FindCalibration("pytorch", "gpu").ok());
+  EXPECT_FALSE(got->shipped);
+  EXPECT_EQ((*store)->Calibrations()->size(), 1 + ShippedCalibrations()->size());
+  EXPECT_FALSE((*store)->FindCalibration("jax", "gpu").ok());
+}
+
+// A store without a calibration of its own for a framework answers with the shipped one; one the
+// user fits replaces it for that framework and device kind only.
+TEST_F(ProfileStoreTest, ShippedCalibrationsAnswerUntilTheUserFitsOne) {
+  Result<std::vector<StoredCalibration>> shipped = ShippedCalibrations();
+  ASSERT_TRUE(shipped.ok()) << shipped.status().message();
+  ASSERT_FALSE(shipped->empty());
+  Result<std::unique_ptr<ProfileStore>> store = ProfileStore::Open(path_);
+  ASSERT_TRUE(store.ok());
+  Result<StoredCalibration> before = (*store)->FindCalibration("pytorch", "cpu");
+  ASSERT_TRUE(before.ok()) << before.status().message();
+  EXPECT_TRUE(before->shipped);
+  StoredCalibration own = *before;
+  own.kernel_scale = 1.25;
+  own.shipped = false;
+  ASSERT_TRUE((*store)->PutCalibrations({own}).ok());
+  Result<StoredCalibration> after = (*store)->FindCalibration("pytorch", "cpu");
+  ASSERT_TRUE(after.ok());
+  EXPECT_FALSE(after->shipped);
+  EXPECT_DOUBLE_EQ(after->kernel_scale, 1.25);
+  EXPECT_EQ((*store)->Calibrations()->size(), shipped->size());
+  Result<StoredCalibration> gpu = (*store)->FindCalibration("pytorch", "gpu");
+  ASSERT_TRUE(gpu.ok());
+  EXPECT_TRUE(gpu->shipped);
+}
+
+TEST(CalibrationTable, WritesAndReadsBack) {
+  const StoredCalibration c{.framework = "keras+tensorflow",
+                            .device_kind = "gpu",
+                            .kernel_scale = 3.35274,
+                            .per_op_overhead = Seconds::FromMicroseconds(23.7044),
+                            .runs = 7,
+                            .folds = 5,
+                            .mape_before = 72.7936,
+                            .mape_after = 52.6697,
+                            .fitted_at = "2026-11-25",
+                            .origin = "@published-runs \"my runs\".csv",
+                            .per_step_overhead = Seconds::FromMilliseconds(3.16155)};
+  const std::string csv = CalibrationsCsv({c});
+  EXPECT_EQ(csv,
+            "framework,device_kind,kernel_scale,per_op_overhead_us,per_step_overhead_ms,runs,folds,"
+            "mape_before,mape_after,fitted_at,origin\n"
+            "keras+tensorflow,gpu,3.35274,23.7044,3.16155,7,5,72.7936,52.6697,2026-11-25,"
+            "\"@published-runs \"\"my runs\"\".csv\"\n");
+  Result<std::vector<StoredCalibration>> back = ParseCalibrationsCsv(csv, "t.csv");
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  ASSERT_EQ(back->size(), 1u);
+  EXPECT_EQ((*back)[0].framework, c.framework);
+  EXPECT_DOUBLE_EQ((*back)[0].kernel_scale, 3.35274);
+  EXPECT_NEAR((*back)[0].per_op_overhead.seconds(), 23.7044e-6, 1e-15);
+  EXPECT_NEAR((*back)[0].per_step_overhead.seconds(), 3.16155e-3, 1e-15);
+  EXPECT_EQ((*back)[0].runs, 7);
+  EXPECT_EQ((*back)[0].origin, c.origin);
+  EXPECT_FALSE((*back)[0].shipped);
+}
+
+TEST(CalibrationTable, BadRowsAreErrorsNamingLineAndField) {
+  const std::string head =
+      "framework,device_kind,kernel_scale,per_op_overhead_us,per_step_overhead_ms,runs,folds,"
+      "mape_before,mape_after,fitted_at,origin\n";
+  auto error = [&](const std::string& rows) {
+    Result<std::vector<StoredCalibration>> r = ParseCalibrationsCsv(head + rows, "c.csv");
+    return r.ok() ? std::string("ok") : r.status().message();
+  };
+  EXPECT_EQ(error("pytorch,tpu,1,0,0,5,5,10,5,2026-11-25,x\n"),
+            "c.csv:2: device_kind 'tpu' is not cpu or gpu");
+  EXPECT_EQ(error("pytorch,cpu,0,0,0,5,5,10,5,2026-11-25,x\n"),
+            "c.csv:2: kernel_scale 0 is not positive");
+  EXPECT_EQ(error("pytorch,cpu,1,-2,0,5,5,10,5,2026-11-25,x\n"),
+            "c.csv:2: per_op_overhead_us -2 is not at least 0");
+  EXPECT_EQ(error("pytorch,cpu,1,0,fast,5,5,10,5,2026-11-25,x\n"),
+            "c.csv:2: per_step_overhead_ms 'fast' is not a number");
+  EXPECT_EQ(error("pytorch,cpu,1,0,0,2.5,5,10,5,2026-11-25,x\n"),
+            "c.csv:2: runs 2.5 is not a whole number at least 3");
+  EXPECT_EQ(error("pytorch,cpu,1,0,0,5,5,10,5,2026-11-25,x\npytorch,cpu,1,0,0,5,5,10,5,d,y\n"),
+            "c.csv:3: a second pytorch calibration on cpu");
+  Result<std::vector<StoredCalibration>> no_origin =
+      ParseCalibrationsCsv("framework,device_kind\npytorch,cpu\n", "c.csv");
+  ASSERT_FALSE(no_origin.ok());
+  EXPECT_NE(no_origin.status().message().find("c.csv"), std::string::npos);
 }
 
 // Regression: a store written before calibrations had a per-step overhead gains the column on
