@@ -29,9 +29,9 @@ namespace {
 
 using RegisterFn = void (*)(CLI::App&, CommandFn*);
 constexpr std::array<RegisterFn, 9> kCommands = {
-    RegisterModelsCommand,    RegisterCatalogCommand,   RegisterProfileCommand,
-    RegisterPredictCommand,   RegisterRecommendCommand, RegisterServeCommand,
-    RegisterScheduleCommand,  RegisterValidateCommand,  RegisterCalibrateCommand};
+    RegisterModelsCommand,   RegisterCatalogCommand,   RegisterProfileCommand,
+    RegisterPredictCommand,  RegisterRecommendCommand, RegisterServeCommand,
+    RegisterScheduleCommand, RegisterValidateCommand,  RegisterCalibrateCommand};
 
 // CLI11 reads "nan" and "inf" into a double option, and no range check written as `v <= 0`
 // refuses NaN: every number option of every subcommand must be finite.

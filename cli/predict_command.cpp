@@ -58,15 +58,7 @@ std::string PerStepText(const Prediction& p, const char* lead) {
 }
 
 void JsonCalibration(const Prediction& p, nlohmann::ordered_json* j) {
-  if (!p.calibration) return;
-  (*j)["calibration"] = {{"framework", p.calibration->framework},
-                         {"device_kind", p.calibration->device_kind},
-                         {"kernel_scale", p.calibration->kernel_scale},
-                         {"per_op_overhead_seconds", p.calibration->per_op_overhead.seconds()},
-                         {"per_step_overhead_seconds", p.calibration->per_step_overhead.seconds()},
-                         {"fitted_at", p.calibration->fitted_at},
-                         {"shipped", p.calibration->shipped},
-                         {"fitted_to", p.calibration->origin}};
+  if (p.calibration) (*j)["calibration"] = CalibrationJson(p.calibration);
 }
 
 // "same device, cpu": the path a prediction took, as `validate` groups its runs.

@@ -110,7 +110,7 @@ int Recommend(const RecommendOptions& o) {
   Result<std::vector<PathRecord>> records = std::vector<PathRecord>{};
   if (!o.csv) records = ShippedRecordsOf(paths, o.market.profiles, o.market.catalog);
   if (o.json)
-    std::cout << RecommendJson(*r, o.top, records);
+    std::cout << RecommendJson(*r, o.top, records, *market);
   else if (o.csv)
     std::cout << RecommendCsv(*r, o.top);
   else {

@@ -41,9 +41,9 @@ std::string RecordLines(const std::vector<PathKey>& paths,
 
 std::string RecommendTable(const pricing::Recommendation& r, int top, double epochs,
                            size_t front_of) {
-  std::vector<std::vector<std::string>> rows = {
-      {"#", "Instance", "Region", "Kind", "Accelerators", "Batch", "$/h", "s/epoch", "$/epoch",
-       "Hours", "$ total", "Preempt.", "Pareto", "Source"}};
+  std::vector<std::vector<std::string>> rows = {{"#", "Instance", "Region", "Kind", "Accelerators",
+                                                 "Batch", "$/h", "s/epoch", "$/epoch", "Hours",
+                                                 "$ total", "Preempt.", "Pareto", "Source"}};
   for (size_t i = 0; i < Count(r, top); ++i) {
     const pricing::RankedOffer& o = r.ranked[i];
     rows.push_back({std::to_string(i + 1), o.machine, RegionCell(o.offer.region, o.other_regions),
@@ -108,16 +108,15 @@ std::string DroppedSummary(const std::vector<pricing::DroppedOffer>& dropped) {
   static const std::regex kMachinePrefix("^[a-z]+:[^ :]+: ");
   std::vector<std::pair<std::string, std::vector<std::string>>> causes;  // in first-seen order
   for (const pricing::DroppedOffer& d : dropped) {
-    const std::string why = std::regex_replace(d.reason, kMachinePrefix, "",
-                                               std::regex_constants::format_first_only);
-    auto it = std::find_if(causes.begin(), causes.end(),
-                           [&](const auto& c) { return c.first == why; });
+    const std::string why =
+        std::regex_replace(d.reason, kMachinePrefix, "", std::regex_constants::format_first_only);
+    auto it =
+        std::find_if(causes.begin(), causes.end(), [&](const auto& c) { return c.first == why; });
     if (it == causes.end()) it = causes.insert(causes.end(), {why, {}});
     it->second.push_back(d.machine);
   }
-  std::stable_sort(causes.begin(), causes.end(), [](const auto& a, const auto& b) {
-    return a.second.size() > b.second.size();
-  });
+  std::stable_sort(causes.begin(), causes.end(),
+                   [](const auto& a, const auto& b) { return a.second.size() > b.second.size(); });
   std::string out = std::to_string(dropped.size()) + " machines left out:\n";
   constexpr size_t kShown = 5;
   for (size_t i = 0; i < std::min(kShown, causes.size()); ++i) {
@@ -133,7 +132,7 @@ std::string DroppedSummary(const std::vector<pricing::DroppedOffer>& dropped) {
 }
 
 std::string RecommendJson(const pricing::Recommendation& r, int top,
-                          const Result<std::vector<PathRecord>>& records) {
+                          const Result<std::vector<PathRecord>>& records, const Market& market) {
   nlohmann::ordered_json j = nlohmann::ordered_json::array();
   for (size_t i = 0; i < Count(r, top); ++i) {
     const pricing::RankedOffer& o = r.ranked[i];
@@ -158,6 +157,8 @@ std::string RecommendJson(const pricing::Recommendation& r, int top,
                  {"interruptions_known", o.interruptions_known},
                  {"pareto", o.pareto},
                  {"source", o.source},
+                 {"calibration",
+                  CalibrationJson(o.gpus > 0 ? market.gpu_calibration : market.cpu_calibration)},
                  {"validation", RecordJson(path, RecordOf(path, records))}});
   }
   return j.dump(2) + "\n";
@@ -200,8 +201,7 @@ std::string RecommendSvg(const pricing::Recommendation& r, const std::string& ti
   std::vector<const pricing::RankedOffer*> front;
   for (const auto& o : r.ranked)
     if (o.pareto) front.push_back(&o);
-  std::sort(front.begin(), front.end(),
-            [](auto* a, auto* b) { return a->epoch < b->epoch; });
+  std::sort(front.begin(), front.end(), [](auto* a, auto* b) { return a->epoch < b->epoch; });
   s << "<polyline fill=\"none\" stroke=\"#d62728\" stroke-width=\"1.5\" points=\"";
   for (auto* o : front)
     s << plot.X(o->epoch.seconds()) << "," << plot.Y(o->usd_per_epoch.value()) << " ";
@@ -210,8 +210,8 @@ std::string RecommendSvg(const pricing::Recommendation& r, const std::string& ti
     const auto& o = r.ranked[i];
     const char* color = o.gpus > 0 ? "#1f77b4" : "#2ca02c";
     s << "<circle cx=\"" << plot.X(o.epoch.seconds()) << "\" cy=\""
-      << plot.Y(o.usd_per_epoch.value()) << "\" r=\"" << (o.pareto ? 5 : 3) << "\" fill=\""
-      << color << "\" fill-opacity=\"" << (o.pareto ? 1.0 : 0.35) << "\"><title>"
+      << plot.Y(o.usd_per_epoch.value()) << "\" r=\"" << (o.pareto ? 5 : 3) << "\" fill=\"" << color
+      << "\" fill-opacity=\"" << (o.pareto ? 1.0 : 0.35) << "\"><title>"
       << SvgEscape(o.machine + " " + o.offer.region + " " + Kind(o)) << "</title></circle>\n";
   }
   for (size_t i = 0; i < r.ranked.size(); ++i) {
@@ -221,8 +221,9 @@ std::string RecommendSvg(const pricing::Recommendation& r, const std::string& ti
       << plot.Y(o.usd_per_epoch.value()) - 5 << "\" font-size=\"11\">"
       << SvgEscape(o.offer.instance.name + " (" + Kind(o) + ")") << "</text>\n";
   }
-  s << plot.End("<tspan fill=\"#1f77b4\">● GPU</tspan>  <tspan fill=\"#2ca02c\">● CPU</tspan>  "
-                "<tspan fill=\"#d62728\">— Pareto front</tspan>");
+  s << plot.End(
+      "<tspan fill=\"#1f77b4\">● GPU</tspan>  <tspan fill=\"#2ca02c\">● CPU</tspan>  "
+      "<tspan fill=\"#d62728\">— Pareto front</tspan>");
   return s.str();
 }
 

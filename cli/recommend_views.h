@@ -9,6 +9,7 @@
 #include <vector>
 
 #include "cli/run_inputs.h"
+#include "cli/targets.h"
 #include "pricing/recommender.h"
 
 namespace epochcost::cli {
@@ -34,8 +35,9 @@ std::string DroppedSummary(const std::vector<pricing::DroppedOffer>& dropped);
 std::string RecordLines(const std::vector<PathKey>& paths,
                         const Result<std::vector<PathRecord>>& records);
 // Each row with its path's record as "validation" (cli/run_inputs.h's RecordJson).
+// "calibration": the --framework calibration applied to the row's device kind, or null.
 std::string RecommendJson(const pricing::Recommendation& r, int top,
-                          const Result<std::vector<PathRecord>>& records);
+                          const Result<std::vector<PathRecord>>& records, const Market& market);
 std::string RecommendCsv(const pricing::Recommendation& r, int top);
 std::string RecommendSvg(const pricing::Recommendation& r, const std::string& title, int labels);
 

@@ -157,8 +157,8 @@ std::vector<validation::RunResult> ResultsOf(const PredictedRuns& predicted) {
 }
 
 Result<std::vector<PathRecord>> ShippedRecordsOf(const std::vector<PathKey>& paths,
-                                                const std::string& profiles,
-                                                const std::string& catalog) {
+                                                 const std::string& profiles,
+                                                 const std::string& catalog) {
   RunInputs inputs;
   for (const std::string& stem : validation::ShippedRunLogNames())
     inputs.files.push_back("@" + stem);
@@ -221,6 +221,18 @@ nlohmann::ordered_json RecordJson(const PathKey& path, const Result<PathRecord>&
   j["logs"] = r->logs;
   j["frameworks"] = r->frameworks;
   return j;
+}
+
+nlohmann::ordered_json CalibrationJson(const std::optional<profiler::StoredCalibration>& c) {
+  if (!c) return nullptr;
+  return {{"framework", c->framework},
+          {"device_kind", c->device_kind},
+          {"kernel_scale", c->kernel_scale},
+          {"per_op_overhead_seconds", c->per_op_overhead.seconds()},
+          {"per_step_overhead_seconds", c->per_step_overhead.seconds()},
+          {"fitted_at", c->fitted_at},
+          {"shipped", c->shipped},
+          {"fitted_to", c->origin}};
 }
 
 }  // namespace epochcost::cli

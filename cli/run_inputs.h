@@ -6,6 +6,7 @@
 #include <CLI/CLI.hpp>
 #include <algorithm>
 #include <nlohmann/json.hpp>
+#include <optional>
 #include <string>
 #include <utility>
 #include <vector>
@@ -79,8 +80,8 @@ struct PathRecord {
 // One record per (path, device kind) asked for, in that order, from one pass over the shipped
 // runs (about 0.1 s: `predict` and `recommend` print them).
 Result<std::vector<PathRecord>> ShippedRecordsOf(const std::vector<PathKey>& paths,
-                                                const std::string& profiles,
-                                                const std::string& catalog);
+                                                 const std::string& profiles,
+                                                 const std::string& catalog);
 
 // The record of `path` (path, device kind) among `records`, or why there is none.
 Result<PathRecord> RecordOf(const PathKey& path, const Result<std::vector<PathRecord>>& records);
@@ -91,6 +92,10 @@ std::string RecordFigures(const Result<PathRecord>& record);
 // The same as JSON: path, device_kind, runs, mape_percent and worst_percent (null without runs),
 // within_10_percent, logs, frameworks; or path, device_kind and error.
 nlohmann::ordered_json RecordJson(const PathKey& path, const Result<PathRecord>& record);
+
+// A calibration a prediction applied, as JSON (framework, device_kind, kernel_scale,
+// per_op_overhead_seconds, per_step_overhead_seconds, fitted_at, shipped, fitted_to), or null.
+nlohmann::ordered_json CalibrationJson(const std::optional<profiler::StoredCalibration>& c);
 
 }  // namespace epochcost::cli
 

@@ -1,8 +1,8 @@
 // `epochcost schedule`: the monthly cost of a recurring job on a VM started and stopped on a
 // schedule, against keeping the VM on (pricing/schedule.h, docs/schedule.md).
 #include <iostream>
-#include <optional>
 #include <nlohmann/json.hpp>
+#include <optional>
 
 #include "catalog/store.h"
 #include "cli/commands.h"
@@ -74,8 +74,8 @@ int Schedule(const ScheduleOptions& o) {
   Result<std::unique_ptr<catalog::CatalogStore>> cat = catalog::CatalogStore::Open(
       o.catalog.empty() ? catalog::CatalogStore::DefaultPath() : o.catalog);
   if (!cat.ok()) return ReportError(cat.status());
-  catalog::OfferFilter f{.cloud = provider, .region = o.region, .instance = name,
-                         .kind = *kind, .as_of = o.as_of};
+  catalog::OfferFilter f{
+      .cloud = provider, .region = o.region, .instance = name, .kind = *kind, .as_of = o.as_of};
   Result<std::vector<catalog::Offer>> offers = (*cat)->Offers(f);
   if (!offers.ok()) return ReportError(offers.status());
   if (offers->empty())
@@ -94,11 +94,11 @@ int Schedule(const ScheduleOptions& o) {
 
   // Fees: the options, else data/fees for the provider and date.
   for (const auto& [fee, flag] : {std::pair{o.disk_fee, "--disk-usd-per-gb-month"},
-                                   {o.scheduler_fee, "--scheduler-usd-per-job-month"},
-                                   {o.function_fee, "--function-usd-per-second"}})
+                                  {o.scheduler_fee, "--scheduler-usd-per-job-month"},
+                                  {o.function_fee, "--function-usd-per-second"}})
     if (fee && !(*fee >= 0 && *fee <= 1e6))
-      return ReportError(Status::InvalidArgument(std::string(flag) +
-                                                 " must be from 0 to 1e6 dollars"));
+      return ReportError(
+          Status::InvalidArgument(std::string(flag) + " must be from 0 to 1e6 dollars"));
   const bool all_given = o.disk_fee && o.scheduler_fee && o.function_fee;
   if (!all_given) {
     Result<pricing::ScheduleFees> fees = pricing::FeesFor(provider, o.as_of);
@@ -148,14 +148,14 @@ int Schedule(const ScheduleOptions& o) {
   std::snprintf(sched, sizeof sched, "%d rules", req.scheduler_jobs);
   std::snprintf(fns, sizeof fns, "%d calls of %.0f s per run", req.function_calls,
                 req.function_time.seconds());
-  std::vector<std::vector<std::string>> rows = {{"Item", "$/month", "What"},
-                                                {"VM", Dollars(c->vm), "billed seconds x price"},
-                                                {"Disk", Dollars(c->disk), disk},
-                                                {"Scheduler", Dollars(c->scheduler), sched},
-                                                {"Functions", Dollars(c->functions), fns},
-                                                {"Total", Dollars(c->total()), ""},
-                                                {"Always on", Dollars(c->always_on),
-                                                 "the VM all month, and its disk"}};
+  std::vector<std::vector<std::string>> rows = {
+      {"Item", "$/month", "What"},
+      {"VM", Dollars(c->vm), "billed seconds x price"},
+      {"Disk", Dollars(c->disk), disk},
+      {"Scheduler", Dollars(c->scheduler), sched},
+      {"Functions", Dollars(c->functions), fns},
+      {"Total", Dollars(c->total()), ""},
+      {"Always on", Dollars(c->always_on), "the VM all month, and its disk"}};
   std::cout << RenderTable(rows, {false, true, false});
   if (!req.fees.source.empty())
     std::cout << "fees: data/fees/fees.csv, " << req.fees.source << "\n";

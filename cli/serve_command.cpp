@@ -52,26 +52,29 @@ std::string Table(const pricing::ServingPlan& plan, size_t top) {
 }
 
 nlohmann::ordered_json Json(const pricing::ServingPlan& plan, size_t top,
-                            const Result<std::vector<PathRecord>>& records) {
+                            const Result<std::vector<PathRecord>>& records, const Market& market) {
   nlohmann::ordered_json a = nlohmann::ordered_json::array();
   for (size_t i = 0; i < plan.ranked.size() && i < top; ++i) {
     const pricing::ServingOffer& s = plan.ranked[i];
     const PathKey path = PathOfRow(s);
-    a.push_back({{"instance", s.machine},
-                 {"region", s.offer.region},
-                 {"other_regions", s.other_regions},
-                 {"kind", Kind(s)},
-                 {"accelerators", s.accelerators},
-                 {"nodes", s.nodes},
-                 {"replicas_per_node", s.replicas},
-                 {"batch", s.batch},
-                 {"service_seconds", s.service.seconds()},
-                 {"p95_seconds", s.p95.seconds()},
-                 {"capacity_per_second", s.capacity},
-                 {"usd_per_month", s.monthly.dollars()},
-                 {"usd_per_million_requests", s.usd_per_million},
-                 {"source", s.source},
-                 {"validation", RecordJson(path, RecordOf(path, records))}});
+    a.push_back(
+        {{"instance", s.machine},
+         {"region", s.offer.region},
+         {"other_regions", s.other_regions},
+         {"kind", Kind(s)},
+         {"accelerators", s.accelerators},
+         {"nodes", s.nodes},
+         {"replicas_per_node", s.replicas},
+         {"batch", s.batch},
+         {"service_seconds", s.service.seconds()},
+         {"p95_seconds", s.p95.seconds()},
+         {"capacity_per_second", s.capacity},
+         {"usd_per_month", s.monthly.dollars()},
+         {"usd_per_million_requests", s.usd_per_million},
+         {"source", s.source},
+         {"calibration", CalibrationJson(PathOfRow(s).second == "gpu" ? market.gpu_calibration
+                                                                      : market.cpu_calibration)},
+         {"validation", RecordJson(path, RecordOf(path, records))}});
   }
   return a;
 }
@@ -165,7 +168,7 @@ int Serve(const ServeOptions& o) {
   Result<std::vector<PathRecord>> records = std::vector<PathRecord>{};
   if (!o.csv) records = ShippedRecordsOf(paths, o.market.profiles, o.market.catalog);
   if (o.json) {
-    std::cout << Json(*plan, top, records).dump(2) << "\n";
+    std::cout << Json(*plan, top, records, *market).dump(2) << "\n";
   } else if (o.csv) {
     std::cout << Csv(*plan, top);
   } else {

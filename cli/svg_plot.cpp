@@ -19,10 +19,14 @@ std::string G(double v) {
 std::string SvgEscape(const std::string& s) {
   std::string out;
   for (char c : s) {
-    if (c == '&') out += "&amp;";
-    else if (c == '<') out += "&lt;";
-    else if (c == '>') out += "&gt;";
-    else out += c;
+    if (c == '&')
+      out += "&amp;";
+    else if (c == '<')
+      out += "&lt;";
+    else if (c == '>')
+      out += "&gt;";
+    else
+      out += c;
   }
   return out;
 }
@@ -81,11 +85,10 @@ std::string LogLogPlot::Begin(const std::string& title, const std::string& x_nam
   for (double e = ly0_; e <= std::max(ly1_, ly0_ + 1); ++e)
     s << "<text x=\"" << kLeft - 6 << "\" y=\"" << Y(std::pow(10, e)) + 4
       << "\" text-anchor=\"end\">" << y_unit << G(std::pow(10, e)) << "</text>\n";
-  s << "<text x=\"" << (kLeft + right()) / 2 << "\" y=\"" << h - 15
-    << "\" text-anchor=\"middle\">" << SvgEscape(x_name) << "</text>\n"
+  s << "<text x=\"" << (kLeft + right()) / 2 << "\" y=\"" << h - 15 << "\" text-anchor=\"middle\">"
+    << SvgEscape(x_name) << "</text>\n"
     << "<text x=\"20\" y=\"" << (kTop + bottom()) / 2 << "\" transform=\"rotate(-90 20 "
-    << (kTop + bottom()) / 2 << ")\" text-anchor=\"middle\">" << SvgEscape(y_name)
-    << "</text>\n";
+    << (kTop + bottom()) / 2 << ")\" text-anchor=\"middle\">" << SvgEscape(y_name) << "</text>\n";
   return s.str();
 }
 

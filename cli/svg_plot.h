@@ -25,8 +25,8 @@ class LogLogPlot {
   double top() const { return kTop; }
   double bottom() const { return kHeight - kBottom; }
   // The document's start: frame, title, grid, ticks (y ticks prefixed by `y_unit`), axis names.
-  std::string Begin(const std::string& title, const std::string& x_name,
-                    const std::string& y_name, const std::string& y_unit) const;
+  std::string Begin(const std::string& title, const std::string& x_name, const std::string& y_name,
+                    const std::string& y_unit) const;
   // A legend line at the top right, then the end of the document.
   std::string End(const std::string& legend_svg) const;
 

@@ -404,6 +404,7 @@ Result<Market> OpenMarket(const MarketInputs& in) {
     Result<profiler::StoredCalibration> c = m.profiles->FindCalibration(in.framework, kind);
     if (!c.ok()) continue;
     (gpu ? m.corrections.gpu : m.corrections.cpu) = c->correction();
+    (gpu ? m.gpu_calibration : m.cpu_calibration) = *c;
     char line[200];
     std::snprintf(line, sizeof line,
                   "%s%s (%skernel scale %.3f, per-op overhead %.1f us, per-step overhead %.3f ms)",

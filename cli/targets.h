@@ -5,6 +5,7 @@
 
 #include <CLI/CLI.hpp>
 #include <memory>
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -79,6 +80,8 @@ struct Market {
   std::vector<catalog::Offer> retired;
   References refs;
   Corrections corrections;
+  // The --framework calibrations applied to CPU and to GPU offers, where there is one.
+  std::optional<profiler::StoredCalibration> cpu_calibration, gpu_calibration;
   std::string calibrated;  // "Calibrated for F: cpu (...); gpu (...)\n", or empty
 };
 Result<Market> OpenMarket(const MarketInputs& in);
