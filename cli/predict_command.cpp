@@ -35,6 +35,8 @@ nlohmann::ordered_json OpsJson(const std::vector<OpTiming>& ops) {
 
 // "calibrated for pytorch on cpu (...)" or "".
 std::string CalibrationLine(const Prediction& p) {
+  if (!p.calibration_not_applied.empty())
+    return "not calibrated: " + p.calibration_not_applied + "\n";
   if (!p.calibration) return "";
   const profiler::StoredCalibration& c = *p.calibration;
   char line[320];
@@ -59,6 +61,8 @@ std::string PerStepText(const Prediction& p, const char* lead) {
 
 void JsonCalibration(const Prediction& p, nlohmann::ordered_json* j) {
   if (p.calibration) (*j)["calibration"] = CalibrationJson(p.calibration);
+  if (!p.calibration_not_applied.empty())
+    (*j)["calibration_not_applied"] = p.calibration_not_applied;
 }
 
 // "same device, cpu": the path a prediction took, as `validate` groups its runs.

@@ -78,6 +78,10 @@ Status Predictor::ApplyCalibration(const PredictionRequest& r, const std::string
   if (!c.ok() && c.status().code() == StatusCode::kNotFound)
     return NoCalibration(r.framework, kind);
   if (!c.ok()) return c.status().WithContext("--framework");
+  if (std::string why; !c->AppliesTo(p->model_name, &why)) {
+    if (!r.calibration_optional) p->calibration_not_applied = why;
+    return Status::Ok();
+  }
   p->calibration = *c;
   settings->Apply(c->correction());
   return Status::Ok();

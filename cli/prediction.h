@@ -51,7 +51,8 @@ struct Prediction {
   double kernel_scale = 1;
   Seconds per_step_overhead;  // a calibration's, added to every training step
   std::optional<profiler::StoredCalibration> calibration;
-  std::string path;  // "same device", "scaled from DEVICE", "analytic"
+  std::string calibration_not_applied;  // why --framework's shipped calibration was not, or ""
+  std::string path;                     // "same device", "scaled from DEVICE", "analytic"
 
   // "gpu" or "cpu", as calibrations and validation reports name device kinds.
   const char* device_kind() const { return gpu ? "gpu" : "cpu"; }

@@ -84,7 +84,7 @@ int Recommend(const RecommendOptions& o) {
   if (!isa.ok()) return ReportError(isa.status().WithContext("--isa"));
   req.isa = *isa;
   req.as_of = o.market.selection.as_of;
-  Result<Market> market = OpenMarket(o.market);
+  Result<Market> market = OpenMarket(o.market, model->name());
   if (!market.ok()) return ReportError(market.status());
   req.corrections = market->corrections;
   req.every_region = o.market.all_regions;

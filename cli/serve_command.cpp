@@ -149,7 +149,7 @@ int Serve(const ServeOptions& o) {
   Result<VectorIsa> isa = ParseVectorIsa(o.isa);
   if (!isa.ok()) return ReportError(isa.status().WithContext("--isa"));
   req.isa = *isa;
-  Result<Market> market = OpenMarket(o.market);
+  Result<Market> market = OpenMarket(o.market, model->name());
   if (!market.ok()) return ReportError(market.status());
   req.corrections = market->corrections;
   req.every_region = o.market.all_regions;

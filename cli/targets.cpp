@@ -366,7 +366,7 @@ std::string RetiredNote(const Market& m) {
          "; data/catalog/retirements.csv).\n";
 }
 
-Result<Market> OpenMarket(const MarketInputs& in) {
+Result<Market> OpenMarket(const MarketInputs& in, const std::string& model) {
   if (!in.selection.as_of.empty()) {
     Status s = catalog::CheckDate(in.selection.as_of);
     if (!s.ok()) return s.WithContext("--as-of");
@@ -398,11 +398,15 @@ Result<Market> OpenMarket(const MarketInputs& in) {
   if (!refs.ok()) return refs.status();
   m.refs = std::move(*refs);
   if (in.framework.empty()) return m;
-  std::string applied;
+  std::string applied, not_applied;
   for (const bool gpu : {false, true}) {
     const char* kind = gpu ? "gpu" : "cpu";
     Result<profiler::StoredCalibration> c = m.profiles->FindCalibration(in.framework, kind);
     if (!c.ok()) continue;
+    if (std::string why; !c->AppliesTo(model, &why)) {
+      not_applied += "Not calibrated on " + std::string(kind) + ": " + why + "\n";
+      continue;
+    }
     (gpu ? m.corrections.gpu : m.corrections.cpu) = c->correction();
     (gpu ? m.gpu_calibration : m.cpu_calibration) = *c;
     char line[200];
@@ -412,8 +416,9 @@ Result<Market> OpenMarket(const MarketInputs& in) {
                   c->per_op_overhead.seconds() * 1e6, c->per_step_overhead.seconds() * 1e3);
     applied += line;
   }
-  if (applied.empty()) return NoCalibration(in.framework, "");
-  m.calibrated = "Calibrated for " + in.framework + ": " + applied + "\n";
+  if (applied.empty() && not_applied.empty()) return NoCalibration(in.framework, "");
+  if (!applied.empty()) m.calibrated = "Calibrated for " + in.framework + ": " + applied + "\n";
+  m.calibrated += not_applied;
   return m;
 }
 

@@ -82,9 +82,13 @@ struct Market {
   Corrections corrections;
   // The --framework calibrations applied to CPU and to GPU offers, where there is one.
   std::optional<profiler::StoredCalibration> cpu_calibration, gpu_calibration;
-  std::string calibrated;  // "Calibrated for F: cpu (...); gpu (...)\n", or empty
+  // "Calibrated for F: cpu (...); gpu (...)\n" and a "Not calibrated on KIND: why\n" line for a
+  // shipped calibration that does not apply to the model; or empty.
+  std::string calibrated;
 };
-Result<Market> OpenMarket(const MarketInputs& in);
+// `model`: the model's name, which decides whether a shipped calibration applies to it
+// (profiler::StoredCalibration::AppliesTo).
+Result<Market> OpenMarket(const MarketInputs& in, const std::string& model);
 // "N offers priced only before ... left out (...); --as-of DATE ranks past prices.\n", or empty.
 std::string StaleNote(const Market& m);
 // The day a PROVIDER:INSTANCE target's machine type was retired by its provider, or "" (any other

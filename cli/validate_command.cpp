@@ -296,8 +296,8 @@ int Calibrate(const CalibrateOptions& o) {
   // One calibration per framework and device kind, in the order the runs name them.
   std::vector<std::pair<std::string, std::string>> order;
   std::map<std::pair<std::string, std::string>, std::vector<validation::CalibrationSample>> groups;
-  // Each run's model or machine, where --leave-out makes them the folds.
-  std::map<std::pair<std::string, std::string>, std::vector<std::string>> group_of;
+  // Each run's model or machine, where --leave-out makes them the folds; and each run's model.
+  std::map<std::pair<std::string, std::string>, std::vector<std::string>> group_of, model_of;
   // The run logs each calibration is fitted to, as the command line names them, space-joined.
   std::map<std::pair<std::string, std::string>, std::string> origin;
   for (const PredictedRun& p : predicted->runs) {
@@ -305,6 +305,7 @@ int Calibrate(const CalibrateOptions& o) {
     if (!groups.contains(key)) order.push_back(key);
     groups[key].push_back({TermsOf(p.prediction), p.run.seconds_per_epoch});
     group_of[key].push_back(o.leave_out == "model" ? p.run.model : p.run.target);
+    model_of[key].push_back(p.prediction.model_name);
     const std::string file = RunLogOf(p.run);
     if (std::string& f = origin[key]; !RunLogsOf(f).contains(file))
       f += (f.empty() ? "" : " ") + file;
@@ -350,17 +351,39 @@ int Calibrate(const CalibrateOptions& o) {
       ++worse;
       continue;
     }
-    fitted.push_back({.framework = key.first,
-                      .device_kind = key.second,
-                      .kernel_scale = c->kernel_scale,
-                      .per_op_overhead = c->per_op_overhead,
-                      .runs = static_cast<int>(ptrs.size()),
-                      .folds = cv->folds,
-                      .mape_before = cv->mape_before,
-                      .mape_after = cv->mape_after,
-                      .fitted_at = TodayIso(),
-                      .origin = origin[key],
-                      .per_step_overhead = c->per_step_overhead});
+    // For --csv (the shipped calibrations): the models it was fitted to, and whether it carries
+    // to a model it has not seen, one model held out at a time.
+    std::string models;
+    std::optional<validation::CrossValidation> by_model;
+    if (!o.csv.empty()) {
+      for (const std::string& m : std::set<std::string>(model_of[key].begin(), model_of[key].end()))
+        models += (models.empty() ? "" : " ") + m;
+      const std::vector<int> model_folds = FoldsOf(model_of[key]);
+      if (*std::max_element(model_folds.begin(), model_folds.end()) > 0) {
+        Result<validation::CrossValidation> m = validation::CrossValidateFolds(ptrs, model_folds);
+        if (m.ok()) {
+          by_model = *m;
+          std::cout << "  one model held out at a time (" << m->folds << " models): held-out MAPE "
+                    << Number("%.1f%%", m->mape_before) << " uncalibrated -> "
+                    << Number("%.1f%%", m->mape_after) << " calibrated\n";
+        }
+      }
+    }
+    fitted.push_back(
+        {.framework = key.first,
+         .device_kind = key.second,
+         .kernel_scale = c->kernel_scale,
+         .per_op_overhead = c->per_op_overhead,
+         .runs = static_cast<int>(ptrs.size()),
+         .folds = cv->folds,
+         .mape_before = cv->mape_before,
+         .mape_after = cv->mape_after,
+         .fitted_at = TodayIso(),
+         .origin = origin[key],
+         .per_step_overhead = c->per_step_overhead,
+         .models = models,
+         .model_mape_before = by_model ? std::optional(by_model->mape_before) : std::nullopt,
+         .model_mape_after = by_model ? std::optional(by_model->mape_after) : std::nullopt});
   }
   if (fitted.empty())
     return ReportError(Status::InvalidArgument(

@@ -23,7 +23,7 @@ struct Measurement {
   Seconds p10;
   Seconds p90;
   int count = 0;
-  Seconds mean;  // what a step that runs the op many times pays on average
+  Seconds mean;      // what a step that runs the op many times pays on average
   std::string note;  // how the backend ran it, e.g. "forward algo 1, workspace 0 MiB"
 };
 

@@ -17,9 +17,9 @@ namespace epochcost::profiler {
 namespace {
 
 constexpr const char* kColumns[] = {
-    "framework", "device_kind", "kernel_scale", "per_op_overhead_us", "per_step_overhead_ms",
-    "runs",      "folds",       "mape_before",  "mape_after",         "fitted_at",
-    "origin"};
+    "framework", "device_kind", "kernel_scale",      "per_op_overhead_us", "per_step_overhead_ms",
+    "runs",      "folds",       "mape_before",       "mape_after",         "fitted_at",
+    "origin",    "models",      "model_mape_before", "model_mape_after"};
 
 std::string G6(double v) {
   char text[32];
@@ -78,6 +78,19 @@ Result<StoredCalibration> ReadRow(const CsvTable& t, const CsvRecord& r) {
   c.folds = static_cast<int>(folds);
   c.fitted_at = field("fitted_at");
   c.origin = field("origin");
+  c.models = field("models");
+  // Both or neither: a calibration judged with one model per fold, or one that was not.
+  const std::string before = field("model_mape_before"), after = field("model_mape_after");
+  if (before.empty() != after.empty())
+    return Status::InvalidArgument("model_mape_before and model_mape_after: one is empty");
+  if (!before.empty()) {
+    Result<double> b = NumberAtLeast(before, "model_mape_before", 0);
+    if (!b.ok()) return b.status();
+    Result<double> a = NumberAtLeast(after, "model_mape_after", 0);
+    if (!a.ok()) return a.status();
+    c.model_mape_before = *b;
+    c.model_mape_after = *a;
+  }
   return c;
 }
 
@@ -91,7 +104,9 @@ std::string CalibrationsCsv(const std::vector<StoredCalibration>& cs) {
     out << c.framework << "," << c.device_kind << "," << G6(c.kernel_scale) << ","
         << G6(c.per_op_overhead.seconds() * 1e6) << "," << G6(c.per_step_overhead.seconds() * 1e3)
         << "," << c.runs << "," << c.folds << "," << G6(c.mape_before) << "," << G6(c.mape_after)
-        << "," << c.fitted_at << "," << Quoted(c.origin) << "\n";
+        << "," << c.fitted_at << "," << Quoted(c.origin) << "," << Quoted(c.models) << ","
+        << (c.model_mape_before ? G6(*c.model_mape_before) : "") << ","
+        << (c.model_mape_after ? G6(*c.model_mape_after) : "") << "\n";
   return out.str();
 }
 

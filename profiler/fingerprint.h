@@ -8,11 +8,11 @@
 namespace epochcost::profiler {
 
 struct Fingerprint {
-  std::string kind;   // "cpu"
+  std::string kind;  // "cpu"
   std::string
       model;  // "Intel(R) Xeon(R) Platinum 8481C CPU @ 2.70GHz", "AMD EPYC (family 26, model 2)"
-  std::string isa;    // "avx2 avx512f avx512_bf16 amx"
-  int cores = 0;      // physical cores
+  std::string isa;  // "avx2 avx512f avx512_bf16 amx"
+  int cores = 0;    // physical cores
   int logical_cpus = 0;
   std::string library;  // "oneDNN 2.6.3"
 

@@ -2,9 +2,11 @@
 
 #include <algorithm>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <filesystem>
 #include <functional>
+#include <sstream>
 
 #include "catalog/sqlite.h"
 #include "engine/file_util.h"
@@ -280,6 +282,25 @@ Result<std::vector<StoredMeasurement>> ProfileStore::Measurements(const Fingerpr
          q->Text(6)});
   }
   return out;
+}
+
+bool StoredCalibration::AppliesTo(const std::string& model, std::string* why) const {
+  if (!shipped || !model_mape_before || !model_mape_after) return true;
+  std::istringstream words(models);
+  for (std::string m; words >> m;)
+    if (m == model) return true;
+  if (*model_mape_after < *model_mape_before) return true;
+  char figures[96];
+  std::snprintf(figures, sizeof figures, "MAPE %.1f%% uncalibrated, %.1f%% calibrated",
+                *model_mape_before, *model_mape_after);
+  const std::string text = "the shipped " + framework + " calibration on " + device_kind +
+                           " was not applied to " + model + ": it was fitted to other models (" +
+                           models +
+                           ") and does not carry to a model it has not seen (one model "
+                           "held out at a time: " +
+                           figures + "); fit one to runs of yours: epochcost calibrate RUNS...";
+  if (why) *why = text;
+  return false;
 }
 
 Status ProfileStore::PutCalibrations(const std::vector<StoredCalibration>& cs) {

@@ -49,6 +49,14 @@ struct StoredCalibration {
   std::string origin;                      // the run logs it was fitted to
   Seconds per_step_overhead;               // 0 where the fit left it out
   bool shipped = false;  // from data/calibrations, not fitted by this store's user
+  // Shipped ones: the models of the runs it was fitted to (space-separated), and its held-out
+  // MAPE with one model per fold (does it carry to a model it has not seen?); unset elsewhere.
+  std::string models;
+  std::optional<double> model_mape_before, model_mape_after;
+
+  // Whether it applies to `model`: always, except a shipped one to a model outside its fit when
+  // it does not predict unseen models better than no calibration (then `why` says so).
+  bool AppliesTo(const std::string& model, std::string* why) const;
 
   KernelCorrection correction() const { return {kernel_scale, per_op_overhead, per_step_overhead}; }
 };

@@ -11,7 +11,6 @@
 #include "engine/lowering.h"
 #include "engine/zoo.h"
 #include "profiler/calibration_table.h"
-#include "profiler/calibration_table.h"
 #include "profiler/cpu/aten_kernels.h"
 #include "profiler/cpu/blas_probe.h"
 #include "profiler/cpu/onednn_backend.h"
@@ -446,6 +445,30 @@ TEST_F(ProfileStoreTest, ShippedCalibrationsAnswerUntilTheUserFitsOne) {
   EXPECT_TRUE(gpu->shipped);
 }
 
+// A shipped calibration applies to the models it was fitted to, and to others only where one
+// model held out at a time it predicted better than no calibration; a user's applies to any.
+TEST(CalibrationTable, ShippedAppliesToItsModelsOrWhereItCarries) {
+  StoredCalibration c{.framework = "pytorch",
+                      .device_kind = "gpu",
+                      .shipped = true,
+                      .models = "mnist_mlp resnet50",
+                      .model_mape_before = 35.8,
+                      .model_mape_after = 57.7};
+  std::string why;
+  EXPECT_TRUE(c.AppliesTo("resnet50", &why));
+  EXPECT_FALSE(c.AppliesTo("vit_b16", &why));
+  EXPECT_EQ(why,
+            "the shipped pytorch calibration on gpu was not applied to vit_b16: it was fitted to "
+            "other models (mnist_mlp resnet50) and does not carry to a model it has not seen (one "
+            "model held out at a time: MAPE 35.8% uncalibrated, 57.7% calibrated); fit one to runs "
+            "of yours: epochcost calibrate RUNS...");
+  c.model_mape_after = 26.3;
+  EXPECT_TRUE(c.AppliesTo("vit_b16", nullptr));
+  c.model_mape_after = 57.7;
+  c.shipped = false;
+  EXPECT_TRUE(c.AppliesTo("vit_b16", nullptr));
+}
+
 TEST(CalibrationTable, WritesAndReadsBack) {
   const StoredCalibration c{.framework = "keras+tensorflow",
                             .device_kind = "gpu",
@@ -461,9 +484,9 @@ TEST(CalibrationTable, WritesAndReadsBack) {
   const std::string csv = CalibrationsCsv({c});
   EXPECT_EQ(csv,
             "framework,device_kind,kernel_scale,per_op_overhead_us,per_step_overhead_ms,runs,folds,"
-            "mape_before,mape_after,fitted_at,origin\n"
+            "mape_before,mape_after,fitted_at,origin,models,model_mape_before,model_mape_after\n"
             "keras+tensorflow,gpu,3.35274,23.7044,3.16155,7,5,72.7936,52.6697,2026-11-25,"
-            "\"@published-runs \"\"my runs\"\".csv\"\n");
+            "\"@published-runs \"\"my runs\"\".csv\",\"\",,\n");
   Result<std::vector<StoredCalibration>> back = ParseCalibrationsCsv(csv, "t.csv");
   ASSERT_TRUE(back.ok()) << back.status().message();
   ASSERT_EQ(back->size(), 1u);
@@ -479,23 +502,26 @@ TEST(CalibrationTable, WritesAndReadsBack) {
 TEST(CalibrationTable, BadRowsAreErrorsNamingLineAndField) {
   const std::string head =
       "framework,device_kind,kernel_scale,per_op_overhead_us,per_step_overhead_ms,runs,folds,"
-      "mape_before,mape_after,fitted_at,origin\n";
+      "mape_before,mape_after,fitted_at,origin,models,model_mape_before,model_mape_after\n";
   auto error = [&](const std::string& rows) {
     Result<std::vector<StoredCalibration>> r = ParseCalibrationsCsv(head + rows, "c.csv");
     return r.ok() ? std::string("ok") : r.status().message();
   };
-  EXPECT_EQ(error("pytorch,tpu,1,0,0,5,5,10,5,2026-11-25,x\n"),
+  EXPECT_EQ(error("pytorch,tpu,1,0,0,5,5,10,5,2026-11-25,x,,,\n"),
             "c.csv:2: device_kind 'tpu' is not cpu or gpu");
-  EXPECT_EQ(error("pytorch,cpu,0,0,0,5,5,10,5,2026-11-25,x\n"),
+  EXPECT_EQ(error("pytorch,cpu,0,0,0,5,5,10,5,2026-11-25,x,,,\n"),
             "c.csv:2: kernel_scale 0 is not positive");
-  EXPECT_EQ(error("pytorch,cpu,1,-2,0,5,5,10,5,2026-11-25,x\n"),
+  EXPECT_EQ(error("pytorch,cpu,1,-2,0,5,5,10,5,2026-11-25,x,,,\n"),
             "c.csv:2: per_op_overhead_us -2 is not at least 0");
-  EXPECT_EQ(error("pytorch,cpu,1,0,fast,5,5,10,5,2026-11-25,x\n"),
+  EXPECT_EQ(error("pytorch,cpu,1,0,fast,5,5,10,5,2026-11-25,x,,,\n"),
             "c.csv:2: per_step_overhead_ms 'fast' is not a number");
-  EXPECT_EQ(error("pytorch,cpu,1,0,0,2.5,5,10,5,2026-11-25,x\n"),
+  EXPECT_EQ(error("pytorch,cpu,1,0,0,2.5,5,10,5,2026-11-25,x,,,\n"),
             "c.csv:2: runs 2.5 is not a whole number at least 3");
-  EXPECT_EQ(error("pytorch,cpu,1,0,0,5,5,10,5,2026-11-25,x\npytorch,cpu,1,0,0,5,5,10,5,d,y\n"),
-            "c.csv:3: a second pytorch calibration on cpu");
+  EXPECT_EQ(
+      error("pytorch,cpu,1,0,0,5,5,10,5,2026-11-25,x,,,\npytorch,cpu,1,0,0,5,5,10,5,d,y,,,\n"),
+      "c.csv:3: a second pytorch calibration on cpu");
+  EXPECT_EQ(error("pytorch,cpu,1,0,0,5,5,10,5,2026-11-25,x,m,30,\n"),
+            "c.csv:2: model_mape_before and model_mape_after: one is empty");
   Result<std::vector<StoredCalibration>> no_origin =
       ParseCalibrationsCsv("framework,device_kind\npytorch,cpu\n", "c.csv");
   ASSERT_FALSE(no_origin.ok());
