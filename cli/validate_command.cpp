@@ -90,7 +90,17 @@ std::string CalibrationLines(const std::vector<profiler::StoredCalibration>& cs,
         << " among those it was fitted to (" << c.origin
         << "): their errors are in-sample; its held-out MAPE is the fair figure\n";
   }
-  if (cs.empty()) s << "No stored or shipped calibration matches these runs' frameworks.\n";
+  if (cs.empty()) {
+    s << "No stored or shipped calibration matches these runs' frameworks.\n";
+    return s.str();
+  }
+  const auto uncalibrated = std::count_if(runs.begin(), runs.end(), [](const PredictedRun& p) {
+    return !p.prediction.calibration.has_value();
+  });
+  if (uncalibrated > 0)
+    s << uncalibrated << (uncalibrated == 1 ? " run" : " runs")
+      << " left uncalibrated (no calibration of the framework and device kind, or none that "
+         "applies to the model)\n";
   return s.str();
 }
 
