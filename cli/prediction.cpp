@@ -76,7 +76,7 @@ Status Predictor::ApplyCalibration(const PredictionRequest& r, const std::string
   if (!c.ok() && r.calibration_optional && c.status().code() == StatusCode::kNotFound)
     return Status::Ok();
   if (!c.ok() && c.status().code() == StatusCode::kNotFound)
-    return NoCalibration(r.framework, kind);
+    return NoCalibration(r.framework, kind, *profiles_);
   if (!c.ok()) return c.status().WithContext("--framework");
   if (std::string why; !c->AppliesTo(p->model_name, &why)) {
     if (!r.calibration_optional) p->calibration_not_applied = why;

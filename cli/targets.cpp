@@ -224,14 +224,22 @@ Result<Machine> ResolveTarget(const std::string& target, const catalog::CatalogS
   return out;
 }
 
-Status NoCalibration(const std::string& framework, const std::string& kind) {
+Status NoCalibration(const std::string& framework, const std::string& kind,
+                     const profiler::ProfileStore& profiles) {
   std::string shipped;
   for (const std::string& stem : validation::ShippedRunLogsOf(framework, kind))
     shipped += (shipped.empty() ? "@" : ", @") + stem;
+  std::set<std::string> known;
+  if (Result<std::vector<profiler::StoredCalibration>> cs = profiles.Calibrations(); cs.ok())
+    for (const profiler::StoredCalibration& c : *cs)
+      if (kind.empty() || c.device_kind == kind) known.insert(c.framework);
+  std::string calibrated;
+  for (const std::string& f : known) calibrated += (calibrated.empty() ? "" : ", ") + f;
   return Status::NotFound("--framework " + framework + ": no calibration stored or shipped for it" +
                           (kind.empty() ? "" : " on " + kind) +
                           "; run: epochcost calibrate RUNS..." +
-                          (shipped.empty() ? "" : " (shipped runs of it: " + shipped + ")"));
+                          (shipped.empty() ? "" : " (shipped runs of it: " + shipped + ")") +
+                          (calibrated.empty() ? "" : " (calibrated: " + calibrated + ")"));
 }
 
 std::vector<std::string> SplitCommas(const std::string& s) {
@@ -416,7 +424,7 @@ Result<Market> OpenMarket(const MarketInputs& in, const std::string& model) {
                   c->per_op_overhead.seconds() * 1e6, c->per_step_overhead.seconds() * 1e3);
     applied += line;
   }
-  if (applied.empty() && not_applied.empty()) return NoCalibration(in.framework, "");
+  if (applied.empty() && not_applied.empty()) return NoCalibration(in.framework, "", *m.profiles);
   if (!applied.empty()) m.calibrated = "Calibrated for " + in.framework + ": " + applied + "\n";
   m.calibrated += not_applied;
   return m;

@@ -34,8 +34,10 @@ Result<Machine> ResolveTarget(const std::string& target, const catalog::CatalogS
 
 // The error for `--framework NAME` with no calibration stored for it (on `kind`, "cpu" or "gpu";
 // on any kind when empty): what to run, naming the shipped run logs of that framework, which a
-// first calibration can be fitted on (docs/calibration.md).
-Status NoCalibration(const std::string& framework, const std::string& kind);
+// first calibration can be fitted on (docs/calibration.md), and the frameworks `profiles` has a
+// calibration of (a misspelt name is then plain).
+Status NoCalibration(const std::string& framework, const std::string& kind,
+                     const profiler::ProfileStore& profiles);
 
 // "a,b,,c" -> {"a", "b", "c"}.
 std::vector<std::string> SplitCommas(const std::string& s);
