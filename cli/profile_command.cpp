@@ -281,6 +281,21 @@ int List(const ProfileOptions& o) {
   return kExitOk;
 }
 
+int ForgetCalibration(const ProfileOptions& o) {
+  const std::string& framework = o.file;
+  Result<std::unique_ptr<profiler::ProfileStore>> store = OpenProfiles(o.profiles);
+  if (!store.ok()) return ReportError(store.status());
+  Result<int> n = (*store)->ForgetCalibrations(framework);
+  if (!n.ok()) return ReportError(n.status());
+  if (*n == 0)
+    return ReportError(Status::NotFound("forget-calibration " + framework +
+                                        ": the store has no calibration of it (`epochcost "
+                                        "profile list` lists them; shipped ones stay)"));
+  std::cout << "Removed " << *n << " calibration" << (*n == 1 ? "" : "s") << " of " << framework
+            << "; a shipped one, where there is one, applies again.\n";
+  return kExitOk;
+}
+
 }  // namespace
 
 void RegisterProfileCommand(CLI::App& app, CommandFn* run) {
@@ -334,6 +349,14 @@ void RegisterProfileCommand(CLI::App& app, CommandFn* run) {
       "list", "List the profiled devices (for predict --on device:NAME) and the calibrations");
   list->add_option("--profiles", o->profiles, "Profile database");
   list->callback([run, o] { *run = [o] { return List(*o); }; });
+
+  CLI::App* forget = profile->add_subcommand(
+      "forget-calibration",
+      "Remove the calibrations `calibrate` stored for a framework (the shipped ones apply again)");
+  forget->add_option("FRAMEWORK", o->file, "As run logs name it: pytorch, keras+tensorflow, ...")
+      ->required();
+  forget->add_option("--profiles", o->profiles, "Profile database");
+  forget->callback([run, o] { *run = [o] { return ForgetCalibration(*o); }; });
 
   CLI::App* imp = profile->add_subcommand("import", "Add a profile JSON file to the store");
   imp->add_option("FILE", o->file, "A file written by `profile export`")->required();

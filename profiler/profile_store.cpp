@@ -357,6 +357,20 @@ Result<StoredCalibration> ProfileStore::FindCalibration(const std::string& frame
                           " in the profile store or shipped; run: epochcost calibrate RUNS...");
 }
 
+Result<int> ProfileStore::ForgetCalibrations(const std::string& framework) {
+  Result<Statement> count = db_->Prepare("SELECT COUNT(*) FROM calibrations WHERE framework = ?1");
+  if (!count.ok()) return count.status();
+  count->Bind(1, framework);
+  Result<bool> row = count->Step();
+  if (!row.ok()) return row.status();
+  const int n = static_cast<int>(count->Int(0));
+  Result<Statement> q = db_->Prepare("DELETE FROM calibrations WHERE framework = ?1");
+  if (!q.ok()) return q.status();
+  q->Bind(1, framework);
+  EPOCHCOST_RETURN_IF_ERROR(q->Run());
+  return n;
+}
+
 Result<std::string> ProfileStore::ExportJson(const Fingerprint& d) const {
   OutJson doc;
   doc["format"] = "epochcost-profile";

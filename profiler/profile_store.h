@@ -87,6 +87,9 @@ class ProfileStore : public OpTimeSource {
   Result<std::vector<StoredCalibration>> Calibrations() const;
   Result<StoredCalibration> FindCalibration(const std::string& framework,
                                             const std::string& device_kind) const;
+  // Removes the store's own calibrations of `framework` (both device kinds); the shipped ones
+  // answer for it again. Returns how many were removed.
+  Result<int> ForgetCalibrations(const std::string& framework);
 
   // JSON export of one device's profile, and import (one transaction; a bad file changes nothing).
   Result<std::string> ExportJson(const Fingerprint& device) const;

@@ -443,6 +443,11 @@ TEST_F(ProfileStoreTest, ShippedCalibrationsAnswerUntilTheUserFitsOne) {
   Result<StoredCalibration> gpu = (*store)->FindCalibration("pytorch", "gpu");
   ASSERT_TRUE(gpu.ok());
   EXPECT_TRUE(gpu->shipped);
+  // Forgetting the user's calibration brings the shipped one back; the shipped ones stay.
+  EXPECT_EQ(*(*store)->ForgetCalibrations("pytorch"), 1);
+  EXPECT_TRUE((*store)->FindCalibration("pytorch", "cpu")->shipped);
+  EXPECT_EQ(*(*store)->ForgetCalibrations("pytorch"), 0);
+  EXPECT_EQ((*store)->Calibrations()->size(), shipped->size());
 }
 
 // A shipped calibration applies to the models it was fitted to, and to others only where one
