@@ -255,6 +255,9 @@ int Validate(const ValidateOptions& o) {
   if (o.json) {
     nlohmann::ordered_json j = ReportJson(report);
     if (o.calibrated) {
+      // Runs are reported in the order they were predicted: each says whether it was calibrated.
+      for (size_t i = 0; i < predicted->runs.size(); ++i)
+        j["runs"][i]["calibrated"] = predicted->runs[i].prediction.calibration.has_value();
       j["calibrations"] = nlohmann::ordered_json::array();
       for (const profiler::StoredCalibration& c : AppliedCalibrations(predicted->runs))
         j["calibrations"].push_back({{"framework", c.framework},
