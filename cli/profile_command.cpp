@@ -277,11 +277,8 @@ int List(const ProfileOptions& o) {
     std::snprintf(mape, sizeof mape, "%.1f%% -> %.1f%%", k.mape_before, k.mape_after);
     // A shipped calibration that does not carry to unseen models applies to its own only.
     const bool any = k.AppliesTo("", nullptr);
-    std::istringstream words(k.models);
-    int models = 0;
-    for (std::string w; words >> w;) ++models;
     c.push_back({k.framework, k.device_kind, scale, us, batch, std::to_string(k.runs), mape,
-                 any ? "any model" : "its " + std::to_string(models) + " models",
+                 any ? "any model" : "its " + std::to_string(k.Models().size()) + " models",
                  k.fitted_at + (k.shipped ? " (shipped)" : "")});
   }
   std::cout << "\n" << RenderTable(c, {false, false, true, true, true, true, false, false, false});

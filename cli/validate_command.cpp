@@ -35,14 +35,6 @@ std::string RunLogOf(const validation::RunRecord& run) {
   return run.origin.substr(0, run.origin.rfind(':'));
 }
 
-// The run logs a calibration's origin names (space-separated, as `calibrate` stores them).
-std::set<std::string> RunLogsOf(const std::string& origin) {
-  std::set<std::string> out;
-  std::istringstream words(origin);
-  for (std::string w; words >> w;) out.insert(w);
-  return out;
-}
-
 std::string Usd(const std::optional<double>& v) { return v ? Number("%.4f", *v) : "-"; }
 
 std::string SummaryTable(const std::vector<validation::GroupSummary>& groups,
@@ -72,7 +64,7 @@ std::string CalibrationLines(const std::vector<profiler::StoredCalibration>& cs,
                              const std::vector<PredictedRun>& runs) {
   std::ostringstream s;
   for (const profiler::StoredCalibration& c : cs) {
-    const std::set<std::string> fitted_to = RunLogsOf(c.origin);
+    const std::set<std::string> fitted_to = c.RunLogs();
     int in_sample = 0;
     for (const PredictedRun& p : runs)
       in_sample += p.prediction.calibration && p.prediction.calibration->framework == c.framework &&
@@ -311,17 +303,18 @@ int Calibrate(const CalibrateOptions& o) {
   std::map<std::pair<std::string, std::string>, std::vector<validation::CalibrationSample>> groups;
   // Each run's model or machine, where --leave-out makes them the folds; and each run's model.
   std::map<std::pair<std::string, std::string>, std::vector<std::string>> group_of, model_of;
-  // The run logs each calibration is fitted to, as the command line names them, space-joined.
-  std::map<std::pair<std::string, std::string>, std::string> origin;
+  // The run logs each calibration is fitted to, as the command line names them, in that order.
+  std::map<std::pair<std::string, std::string>, std::vector<std::string>> logs_of;
   for (const PredictedRun& p : predicted->runs) {
     const auto key = std::make_pair(p.run.framework, p.prediction.device_kind());
     if (!groups.contains(key)) order.push_back(key);
     groups[key].push_back({TermsOf(p.prediction), p.run.seconds_per_epoch});
     group_of[key].push_back(o.leave_out == "model" ? p.run.model : p.run.target);
     model_of[key].push_back(p.prediction.model_name);
-    const std::string file = RunLogOf(p.run);
-    if (std::string& f = origin[key]; !RunLogsOf(f).contains(file))
-      f += (f.empty() ? "" : " ") + file;
+    std::vector<std::string>& logs = logs_of[key];
+    if (const std::string log = RunLogOf(p.run);
+        std::find(logs.begin(), logs.end(), log) == logs.end())
+      logs.push_back(log);
   }
   std::vector<profiler::StoredCalibration> fitted;
   int worse = 0;
@@ -366,7 +359,8 @@ int Calibrate(const CalibrateOptions& o) {
     }
     // For --csv (the shipped calibrations): the models it was fitted to, and whether it carries
     // to a model it has not seen, one model held out at a time.
-    std::string models;
+    std::string origin, models;
+    for (const std::string& log : logs_of[key]) origin += (origin.empty() ? "" : " ") + log;
     std::optional<validation::CrossValidation> by_model;
     if (!o.csv.empty()) {
       for (const std::string& m : std::set<std::string>(model_of[key].begin(), model_of[key].end()))
@@ -392,7 +386,7 @@ int Calibrate(const CalibrateOptions& o) {
          .mape_before = cv->mape_before,
          .mape_after = cv->mape_after,
          .fitted_at = TodayIso(),
-         .origin = origin[key],
+         .origin = origin,
          .per_step_overhead = c->per_step_overhead,
          .models = models,
          .model_mape_before = by_model ? std::optional(by_model->mape_before) : std::nullopt,

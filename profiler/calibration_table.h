@@ -18,7 +18,7 @@ std::string CalibrationsCsv(const std::vector<StoredCalibration>& cs);
 // The rows of such a table; errors name `origin`, the line and the field.
 Result<std::vector<StoredCalibration>> ParseCalibrationsCsv(std::string_view text,
                                                             const std::string& origin);
-// The table compiled in from data/calibrations/shipped.csv, each marked `shipped`.
+// The table compiled in from data/calibrations/shipped.csv (parsed once), each marked `shipped`.
 Result<std::vector<StoredCalibration>> ShippedCalibrations();
 
 }  // namespace epochcost::profiler

@@ -284,12 +284,16 @@ Result<std::vector<StoredMeasurement>> ProfileStore::Measurements(const Fingerpr
   return out;
 }
 
+std::set<std::string> StoredCalibration::Words(const std::string& list) {
+  std::set<std::string> out;
+  std::istringstream words(list);
+  for (std::string w; words >> w;) out.insert(w);
+  return out;
+}
+
 bool StoredCalibration::AppliesTo(const std::string& model, std::string* why) const {
   if (!shipped || !model_mape_before || !model_mape_after) return true;
-  std::istringstream words(models);
-  for (std::string m; words >> m;)
-    if (m == model) return true;
-  if (*model_mape_after < *model_mape_before) return true;
+  if (Models().contains(model) || *model_mape_after < *model_mape_before) return true;
   char figures[96];
   std::snprintf(figures, sizeof figures, "MAPE %.1f%% uncalibrated, %.1f%% calibrated",
                 *model_mape_before, *model_mape_after);

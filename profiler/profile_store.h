@@ -7,6 +7,7 @@
 
 #include <memory>
 #include <optional>
+#include <set>
 #include <string>
 #include <vector>
 
@@ -57,8 +58,14 @@ struct StoredCalibration {
   // Whether it applies to `model`: always, except a shipped one to a model outside its fit when
   // it does not predict unseen models better than no calibration (then `why` says so).
   bool AppliesTo(const std::string& model, std::string* why) const;
+  // The run logs of `origin` and the models of `models`, each list split at its spaces.
+  std::set<std::string> RunLogs() const { return Words(origin); }
+  std::set<std::string> Models() const { return Words(models); }
 
   KernelCorrection correction() const { return {kernel_scale, per_op_overhead, per_step_overhead}; }
+
+ private:
+  static std::set<std::string> Words(const std::string& list);
 };
 
 class ProfileStore : public OpTimeSource {
