@@ -16,7 +16,7 @@ namespace epochcost::cli {
 namespace {
 
 struct RecommendOptions {
-  std::string model, batch, gpus, plot, isa = "native";
+  std::string model, batch, gpus, plot, isa = "native", unknown_interruptions = "never";
   MarketInputs market;
   LoweringFlags lowering;
   int64_t samples = -1, val_samples = -1;
@@ -83,6 +83,10 @@ int Recommend(const RecommendOptions& o) {
   Result<VectorIsa> isa = ParseVectorIsa(o.isa);
   if (!isa.ok()) return ReportError(isa.status().WithContext("--isa"));
   req.isa = *isa;
+  Result<pricing::UnknownInterruptions> unknown =
+      pricing::ParseUnknownInterruptions(o.unknown_interruptions);
+  if (!unknown.ok()) return ReportError(unknown.status());
+  req.unknown_interruptions = *unknown;
   req.as_of = o.market.selection.as_of;
   Result<Market> market = OpenMarket(o.market, model->name());
   if (!market.ok()) return ReportError(market.status());
@@ -144,6 +148,10 @@ void RegisterRecommendCommand(CLI::App& app, CommandFn* run) {
   p->add_option("--max-usd", o->max_usd, "Budget for all epochs, in dollars");
   p->add_option("--checkpoint-minutes", o->checkpoint_minutes,
                 "Checkpoint interval on spot/preemptible (default: Young/Daly)");
+  p->add_option("--unknown-interruptions", o->unknown_interruptions,
+                "Spot and preemptible offers without interruption data: never (rank them as if "
+                "never interrupted, marked ?; the default), exclude, or a monthly band to assume "
+                "(<5%, 5-10%, 10-15%, 15-20%, >20%; marked ~)");
   p->add_option("--overhead-us", o->overhead_us, "Framework overhead per op call (microseconds)");
   AddIsaOption(p, &o->isa);
   p->add_option("--top", o->top, "Offers to show (default 20; 0: all)");

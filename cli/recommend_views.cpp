@@ -22,10 +22,21 @@ std::string Kind(const pricing::RankedOffer& o) {
   return std::string(catalog::PriceKindName(o.offer.kind));
 }
 
-// "+1.2%", "-" (none expected) or "?" (spot or preemptible without interruption data).
+// "+1.2%", "-" (none expected), "?" (spot or preemptible without interruption data, ranked as if
+// never interrupted) or "~+1.2%" (without data, at the band --unknown-interruptions assumes).
 std::string Preemption(const pricing::RankedOffer& o) {
-  if (!o.interruptions_known) return "?";
-  return o.preemption.overhead > 0 ? Number("+%.1f%%", 100 * o.preemption.overhead) : "-";
+  if (!o.interruptions_known && !o.interruptions_assumed) return "?";
+  const std::string cost =
+      o.preemption.overhead > 0 ? Number("+%.1f%%", 100 * o.preemption.overhead) : "-";
+  return o.interruptions_assumed ? "~" + cost : cost;
+}
+
+// Where an offer's interruption rate comes from: "known" (the catalog's record; on-demand
+// offers too, which are never interrupted), "assumed" (--unknown-interruptions BAND) or
+// "unknown" (ranked as if never interrupted).
+const char* Interruptions(const pricing::RankedOffer& o) {
+  if (o.interruptions_known) return "known";
+  return o.interruptions_assumed ? "assumed" : "unknown";
 }
 
 }  // namespace
@@ -61,14 +72,28 @@ std::string RecommendTable(const pricing::Recommendation& r, int top, double epo
          " epochs under each provider's billing rule; * = Pareto-optimal "
          "(no offer both faster and cheaper).\n";
   out += FoldNote(r.ranked.size(), r.offers);
-  const auto unknown = std::count_if(r.ranked.begin(), r.ranked.end(),
-                                     [](const auto& o) { return !o.interruptions_known; });
+  const auto unknown = std::count_if(r.ranked.begin(), r.ranked.end(), [](const auto& o) {
+    return !o.interruptions_known && !o.interruptions_assumed;
+  });
+  const auto assumed = std::count_if(r.ranked.begin(), r.ranked.end(),
+                                     [](const auto& o) { return o.interruptions_assumed; });
+  const std::string add_some =
+      "add some: epochcost catalog import FILE --format aws-spot-advisor or interruptions";
   if (unknown > 0)
-    out +=
-        "? = " + std::to_string(unknown) +
-        " spot or preemptible offers without interruption data, ranked as if never interrupted "
-        "(add some: epochcost catalog import FILE --format aws-spot-advisor or interruptions).\n";
-  if (unknown > 0 && front_of > 0)
+    out += "? = " + std::to_string(unknown) +
+           " spot or preemptible offers without interruption data, ranked as if never interrupted "
+           "(" +
+           add_some + "; or --unknown-interruptions BAND or exclude).\n";
+  if (assumed > 0)
+    out += "~ = " + std::to_string(assumed) +
+           " spot or preemptible offers without interruption data, ranked as if interrupted at "
+           "the band --unknown-interruptions names (" +
+           add_some + ").\n";
+  if (r.unknown_interruptions_left_out > 0)
+    out += std::to_string(r.unknown_interruptions_left_out) +
+           " spot or preemptible offers (counting every region) without interruption data left out "
+           "(--unknown-interruptions exclude).\n";
+  if ((unknown > 0 || assumed > 0) && front_of > 0)
     out += "The front without that risk: --kind on-demand --pareto.\n";
   out += OverLimitNote(r.over_deadline, "the deadline", [](const pricing::RankedOffer& o) {
     return Number("%.3g", o.total_time.hours()) + " h";
@@ -155,6 +180,7 @@ std::string RecommendJson(const pricing::Recommendation& r, int top,
                  {"checkpoint_interval_seconds", o.preemption.interval.seconds()},
                  {"preemption_overhead", o.preemption.overhead},
                  {"interruptions_known", o.interruptions_known},
+                 {"interruptions_assumed", o.interruptions_assumed},
                  {"pareto", o.pareto},
                  {"source", o.source},
                  {"calibration",
@@ -167,7 +193,8 @@ std::string RecommendJson(const pricing::Recommendation& r, int top,
 std::string RecommendCsv(const pricing::Recommendation& r, int top) {
   std::ostringstream out;
   out << "rank,instance,provider,region,kind,accelerators,batch,usd_per_hour,epoch_seconds,"
-         "usd_per_epoch,total_hours,total_usd,preemption_overhead,pareto,source,other_regions\n";
+         "usd_per_epoch,total_hours,total_usd,preemption_overhead,pareto,source,other_regions,"
+         "interruptions_per_hour,interruptions\n";
   auto q = [](const std::string& s) {
     std::string e = "\"";
     for (char c : s) e += c == '"' ? std::string("\"\"") : std::string(1, c);
@@ -181,7 +208,8 @@ std::string RecommendCsv(const pricing::Recommendation& r, int top) {
         << Number("%.6g", o.usd_per_epoch.value()) << "," << Number("%.6g", o.total_time.hours())
         << "," << Number("%.6g", o.total_usd.value()) << ","
         << Number("%.4g", o.preemption.overhead) << "," << (o.pareto ? "true" : "false") << ","
-        << q(o.source) << "," << o.other_regions << "\n";
+        << q(o.source) << "," << o.other_regions << ","
+        << Number("%.6g", o.preemption.rate_per_hour) << "," << Interruptions(o) << "\n";
   }
   return out.str();
 }

@@ -31,8 +31,7 @@ bool Cheaper(const RankedOffer& a, const RankedOffer& b) { return a.total_usd < 
 std::string MachineKey(const Machine& m) {
   char buf[256];
   std::snprintf(buf, sizeof buf, "%s|%d|%s|%g|%d|%g", m.gpu ? m.gpu->name.c_str() : "", m.gpus,
-                m.cpu ? m.cpu->family.c_str() : "", m.vcpus, m.smt ? 1 : 0,
-                m.host_memory.value());
+                m.cpu ? m.cpu->family.c_str() : "", m.vcpus, m.smt ? 1 : 0, m.host_memory.value());
   return buf;
 }
 
@@ -41,8 +40,7 @@ std::string Accelerators(const Machine& m) {
     return std::to_string(m.gpus) + " x " +
            (m.gpu->short_name.empty() ? m.gpu->name : m.gpu->short_name);
   char buf[128];
-  std::snprintf(buf, sizeof buf, "%g vCPU %s", m.vcpus,
-                m.cpu ? m.cpu->core_uarch.c_str() : "?");
+  std::snprintf(buf, sizeof buf, "%g vCPU %s", m.vcpus, m.cpu ? m.cpu->core_uarch.c_str() : "?");
   return buf;
 }
 
@@ -58,6 +56,18 @@ void MarkPareto(std::vector<RankedOffer>* offers) {
       }
     }
   }
+}
+
+Result<UnknownInterruptions> ParseUnknownInterruptions(const std::string& text) {
+  if (text == "never") return UnknownInterruptions{};
+  if (text == "exclude")
+    return UnknownInterruptions{.policy = UnknownInterruptions::Policy::kExclude};
+  const UnknownInterruptions assume{.policy = UnknownInterruptions::Policy::kAssume, .band = text};
+  if (!text.empty() && InterruptionsPerHour(catalog::Interruption{.frequency_band = text}).ok())
+    return assume;
+  return Status::InvalidArgument("--unknown-interruptions '" + text +
+                                 "': expected never, exclude, or a monthly interruption band: <5%, "
+                                 "5-10%, 10-15%, 15-20% or >20%");
 }
 
 Result<Recommendation> Recommend(
@@ -86,8 +96,7 @@ Result<Recommendation> Recommend(
       continue;
     }
     if (!r.gpu_counts.empty() && machine->gpus > 0 &&
-        std::find(r.gpu_counts.begin(), r.gpu_counts.end(), machine->gpus) ==
-            r.gpu_counts.end()) {
+        std::find(r.gpu_counts.begin(), r.gpu_counts.end(), machine->gpus) == r.gpu_counts.end()) {
       continue;
     }
     const std::string key = MachineKey(*machine);
@@ -101,13 +110,13 @@ Result<Recommendation> Recommend(
       if (e.prediction.ok() && r.batch_auto && e.prediction->largest_batch > 0) {
         e.baseline_epoch = e.prediction->epoch.epoch;
         int64_t b = 1;
-        const int64_t cap = std::min<int64_t>(e.prediction->largest_batch,
-                                              std::max<int64_t>(r.samples, 1));
+        const int64_t cap =
+            std::min<int64_t>(e.prediction->largest_batch, std::max<int64_t>(r.samples, 1));
         while (b * 2 <= cap) b *= 2;
         if (b != lowering.batch) {
           lowering.batch = b;
-          Result<MachinePrediction> at = PredictOnMachine(*r.model, lowering, *machine, refs,
-                                                          settings);
+          Result<MachinePrediction> at =
+              PredictOnMachine(*r.model, lowering, *machine, refs, settings);
           if (at.ok()) {
             e.prediction = std::move(at);
             e.batch = b;
@@ -142,6 +151,14 @@ Result<Recommendation> Recommend(
       Result<std::optional<catalog::Interruption>> i = interruptions(offer);
       if (!i.ok()) return i.status().WithContext(name);
       ro.interruptions_known = i->has_value();
+      if (!*i && r.unknown_interruptions.policy == UnknownInterruptions::Policy::kExclude) {
+        ++out.unknown_interruptions_left_out;
+        continue;
+      }
+      if (!*i && r.unknown_interruptions.policy == UnknownInterruptions::Policy::kAssume) {
+        *i = catalog::Interruption{.frequency_band = r.unknown_interruptions.band};
+        ro.interruptions_assumed = true;
+      }
       if (*i) {
         Result<double> got = InterruptionsPerHour(**i);
         if (!got.ok()) return got.status().WithContext(name);

@@ -16,6 +16,17 @@
 
 namespace epochcost::pricing {
 
+// What the recommender does with a spot or preemptible offer the catalog has no interruption data
+// for (`--unknown-interruptions`): rank it as if never interrupted (the default; the views mark
+// it), as if interrupted at an AWS Spot Advisor band the user names, or leave it out.
+struct UnknownInterruptions {
+  enum class Policy { kNever, kAssume, kExclude };
+  Policy policy = Policy::kNever;
+  std::string band;  // kAssume: "<5%", "5-10%", "10-15%", "15-20%" or ">20%"
+};
+// "never", "exclude" or a band; anything else is an error that lists the choices.
+Result<UnknownInterruptions> ParseUnknownInterruptions(const std::string& text);
+
 struct RecommendRequest {
   const Model* model = nullptr;
   LoweringOptions cpu_lowering;  // batch = the global batch
@@ -28,11 +39,12 @@ struct RecommendRequest {
   std::optional<double> max_hours;
   std::optional<double> max_usd;
   std::optional<Seconds> checkpoint_interval;
-  std::string as_of;  // billing rules in force then (empty: today's)
+  std::string as_of;                       // billing rules in force then (empty: today's)
   std::optional<Seconds> per_op_overhead;  // on every machine
   VectorIsa isa = VectorIsa::kNative;      // CPU offers: the framework build's vector set
-  Corrections corrections;  // a framework's calibration (its overhead yields to per_op_overhead)
+  Corrections corrections;    // a framework's calibration (its overhead yields to per_op_overhead)
   bool every_region = false;  // false: one offer per machine and price kind (pricing/regions.h)
+  UnknownInterruptions unknown_interruptions;
 };
 
 struct RankedOffer {
@@ -41,14 +53,16 @@ struct RankedOffer {
   int gpus = 0;
   std::string accelerators;  // "1 x K80", or "16 vCPU Skylake-SP"
   int64_t batch = 0;
-  Seconds epoch;          // predicted, without interruptions
-  Usd usd_per_epoch;      // price x epoch x (1 + preemption overhead)
-  Seconds total_time;     // for all epochs, with interruptions
-  Usd total_usd;          // billed by the provider's rule
+  Seconds epoch;       // predicted, without interruptions
+  Usd usd_per_epoch;   // price x epoch x (1 + preemption overhead)
+  Seconds total_time;  // for all epochs, with interruptions
+  Usd total_usd;       // billed by the provider's rule
   PreemptionCost preemption;
   // False for a spot or preemptible offer the catalog has no interruption data for: it is ranked
-  // as if never interrupted, and the views say so.
+  // as if never interrupted, or at the band the request assumes (interruptions_assumed), and the
+  // views say so.
   bool interruptions_known = true;
+  bool interruptions_assumed = false;
   Seconds baseline_epoch;  // --batch auto: the epoch at the requested batch, for comparison
   std::string source;
   bool pareto = false;
@@ -68,9 +82,10 @@ struct OverLimit {
 };
 
 struct Recommendation {
-  std::vector<RankedOffer> ranked;  // cheapest per epoch first
-  size_t offers = 0;                // offers ranked, before one per machine and kind was kept
+  std::vector<RankedOffer> ranked;    // cheapest per epoch first
+  size_t offers = 0;                  // offers ranked, before one per machine and kind was kept
   std::vector<DroppedOffer> dropped;  // one per machine and reason
+  size_t unknown_interruptions_left_out = 0;  // offers, with --unknown-interruptions exclude
   OverLimit over_deadline, over_budget;
 };
 
@@ -78,11 +93,10 @@ struct Recommendation {
 using InterruptionLookup =
     std::function<Result<std::optional<catalog::Interruption>>(const catalog::Offer&)>;
 
-Result<Recommendation> Recommend(const RecommendRequest& request,
-                                 const std::vector<catalog::Offer>& offers,
-                                 const References& refs, const InterruptionLookup& interruptions,
-                                 const std::function<Result<Machine>(const catalog::InstanceType&)>&
-                                     machine_of);
+Result<Recommendation> Recommend(
+    const RecommendRequest& request, const std::vector<catalog::Offer>& offers,
+    const References& refs, const InterruptionLookup& interruptions,
+    const std::function<Result<Machine>(const catalog::InstanceType&)>& machine_of);
 
 // Marks the offers no other beats on both total hours and total dollars.
 void MarkPareto(std::vector<RankedOffer>* offers);

@@ -22,6 +22,21 @@ TEST(PreemptionTest, BandsAndLifetimesToHourlyRates) {
   EXPECT_FALSE(InterruptionsPerHour(spot).ok());
 }
 
+TEST(UnknownInterruptionsTest, NeverExcludeOrABand) {
+  using Policy = UnknownInterruptions::Policy;
+  EXPECT_EQ(ParseUnknownInterruptions("never")->policy, Policy::kNever);
+  EXPECT_EQ(ParseUnknownInterruptions("exclude")->policy, Policy::kExclude);
+  const Result<UnknownInterruptions> band = ParseUnknownInterruptions(">20%");
+  ASSERT_TRUE(band.ok());
+  EXPECT_EQ(band->policy, Policy::kAssume);
+  EXPECT_EQ(band->band, ">20%");
+  for (const char* bad : {"", "30%", "Never", "<5"}) {
+    const Result<UnknownInterruptions> r = ParseUnknownInterruptions(bad);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.status().message().find("--unknown-interruptions"), std::string::npos);
+  }
+}
+
 TEST(PreemptionTest, YoungDalyIntervalAndOverhead) {
   // 1 GB checkpoint at 200 MB/s = 5 s; 1 interruption per hour: tau = sqrt(2*5*3600) = 189.7 s.
   const PreemptionCost c = ExpectedPreemption(1.0, Bytes::FromBytes(1e9), std::nullopt);
