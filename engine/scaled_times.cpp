@@ -90,6 +90,7 @@ ReferenceEfficiencies::ReferenceEfficiencies(ReferenceDevice reference)
     if (!SizeDim(s).empty()) by_size_[SizeKey(s)].push_back(i);
     index_.push_back({LogFlops(s), LogBytes(s), EfficiencyOf(ref_.ops[i]), i});
     per_class[ClassKey(ClassOf(s.kind), s.dtype)].push_back(index_.back().efficiency);
+    measured_dtypes_.insert(s.dtype);
   }
   for (auto& [key, v] : per_class) {
     std::nth_element(v.begin(), v.begin() + v.size() / 2, v.end());
@@ -243,8 +244,35 @@ void ReferenceEfficiencies::Dominate(const OpSignature& sig, Lent* lent) const {
   if (lo <= hi) SetBounded(lent, std::clamp(lent->efficiency, lo, hi));
 }
 
+namespace {
+
+// The precision whose efficiencies stand in for `sig`'s where a reference measured none of its
+// own (see scaled_times.h); nullopt for the others.
+std::optional<DType> StandIn(const OpSignature& sig) {
+  switch (sig.dtype) {
+    case DType::kFloat16:
+      return DType::kBFloat16;
+    case DType::kTFloat32:
+      return ClassOf(sig.kind) == OpClass::kMemory ? DType::kFloat32 : DType::kBFloat16;
+    default:
+      return std::nullopt;
+  }
+}
+
+}  // namespace
+
 ReferenceEfficiencies::Lent ReferenceEfficiencies::For(const OpSignature& sig,
                                                        DeviceKind kind) const {
+  if (const std::optional<DType> stand_in = StandIn(sig);
+      stand_in && !measured_dtypes_.contains(sig.dtype) && measured_dtypes_.contains(*stand_in)) {
+    OpSignature as = sig;
+    as.dtype = *stand_in;
+    Lent lent = For(as, kind);
+    lent.flops = sig.flops();
+    lent.bytes = sig.bytes();
+    lent.source += ", as in " + std::string(DTypeName(*stand_in));
+    return lent;
+  }
   Lent lent{.flops = sig.flops(), .bytes = sig.bytes()};
   const bool rnn = sig.kind == OpKind::kRnnFwd || sig.kind == OpKind::kRnnBwd;
   bool within = false;

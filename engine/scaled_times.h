@@ -4,9 +4,13 @@
 // device's latency floor; on the target it takes latency_tgt + bound_tgt / e. An op the reference
 // did not measure borrows the efficiency of the reference's nearest measured op of the same kind
 // and precision (FLOPs and bytes closest in log scale), else the median efficiency of its op
-// class there, else a documented default (analytic). On a CPU target with n cores the time is
-// further divided by the Universal Scalability Law's speedup(n)/n for the op's class. Same-kind
-// devices only: a GPU is scaled from a GPU, a CPU from a CPU. Every time names its source.
+// class there, else a documented default (analytic). A precision the reference measured nothing
+// in borrows its stand-in's efficiencies there: fp16 bf16's (the same tensor-core rate and bytes
+// per value wherever both exist), tf32 bf16's for the tensor-core ops (products, convolutions,
+// recurrent layers) and fp32's for every other op (TF32 is a math mode of those ops only). On a CPU
+// target with n cores the time is further divided by the Universal Scalability Law's speedup(n)/n
+// for the op's class. Same-kind devices only: a GPU is scaled from a GPU, a CPU from a CPU. Every
+// time names its source.
 #ifndef EPOCHCOST_ENGINE_SCALED_TIMES_H_
 #define EPOCHCOST_ENGINE_SCALED_TIMES_H_
 
@@ -14,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <set>
 #include <string>
 #include <unordered_map>
 #include <vector>
@@ -104,6 +109,7 @@ class ReferenceEfficiencies {
   static void SetBounded(Lent* lent, double efficiency);
   static constexpr double kSameLayerBatchRatio = 4;
   ReferenceDevice ref_;
+  std::set<DType> measured_dtypes_;  // the precisions the reference has any op of
   std::vector<Indexed> index_;
   std::map<std::string, size_t> by_signature_;
   std::map<std::string, std::vector<size_t>> by_kind_;  // "kind dtype" -> ops

@@ -112,6 +112,49 @@ TEST(ScaledTimesTest, SameDeviceGivesTheMeasurementAndFasterDeviceScales) {
                    DefaultEfficiency(DeviceKind::kGpu, OpClass::kMemory));
 }
 
+// A precision the reference measured nothing in borrows its stand-in's efficiency: fp16 bf16's
+// (all ops), tf32 bf16's for the tensor-core ops and fp32's for the others. A precision it did
+// measure keeps its own, and a stand-in it did not measure lends nothing.
+TEST(ScaledTimesTest, UnmeasuredPrecisionBorrowsItsStandIns) {
+  Roofline r = Device(10, 100, 0);
+  r.fp16_tensor = r.bf16_tensor = FlopsPerSecond::FromTflops(80);
+  r.tf32_tensor = FlopsPerSecond::FromTflops(40);
+  const char* conv_bf16 =
+      "conv_fwd dt=bf16 g=1 ic=64 ih=56 iw=56 kh=3 kw=3 mb=32 oc=64 oh=56 ow=56";
+  const char* relu_bf16 = "eltwise_fwd dt=bf16 alg=relu n=1000000";
+  const char* relu_f32 = "eltwise_fwd dt=f32 alg=relu n=1000000";
+  const ScaledTimes there = ScaledFromRef(
+      r,
+      {MeasuredAt(r, conv_bf16, 0.3), MeasuredAt(r, relu_bf16, 0.8), MeasuredAt(r, relu_f32, 0.4)});
+  const auto& conv16 = there.EfficiencyFor(
+      Sig("conv_fwd dt=f16 g=1 ic=64 ih=56 iw=56 kh=3 kw=3 mb=32 oc=64 oh=56 ow=56"));
+  EXPECT_NEAR(conv16.efficiency, 0.3, 1e-12);
+  EXPECT_EQ(conv16.how, "measured");
+  EXPECT_EQ(conv16.source, "scaled from Ref GPU (2026-01-02), as in bf16");
+  EXPECT_NEAR(there.EfficiencyFor(Sig("eltwise_fwd dt=f16 alg=relu n=1000000")).efficiency, 0.8,
+              1e-12);
+  const auto& conv32 = there.EfficiencyFor(
+      Sig("conv_fwd dt=tf32 g=1 ic=64 ih=56 iw=56 kh=3 kw=3 mb=32 oc=64 oh=56 ow=56"));
+  EXPECT_NEAR(conv32.efficiency, 0.3, 1e-12);
+  // Its FLOPs and bytes are its own: fp32 storage moves twice bf16's bytes.
+  EXPECT_DOUBLE_EQ(conv32.bytes.value(), 2 * there.EfficiencyFor(Sig(conv_bf16)).bytes.value());
+  const auto& relu32 = there.EfficiencyFor(Sig("eltwise_fwd dt=tf32 alg=relu n=1000000"));
+  EXPECT_NEAR(relu32.efficiency, 0.4, 1e-12);
+  EXPECT_EQ(relu32.source, "scaled from Ref GPU (2026-01-02), as in fp32");
+
+  // A reference with fp16 ops of its own lends those, and none lends to fp16 without bf16.
+  const ScaledTimes own = ScaledFromRef(
+      r, {MeasuredAt(r, conv_bf16, 0.3),
+          MeasuredAt(r, "conv_fwd dt=f16 g=1 ic=64 ih=56 iw=56 kh=3 kw=3 mb=32 oc=64 oh=56 ow=56",
+                     0.5)});
+  EXPECT_NEAR(own.EfficiencyFor(Sig("conv_fwd dt=f16 g=1 ic=64 ih=56 iw=56 kh=3 kw=3 mb=64 "
+                                    "oc=64 oh=56 ow=56"))
+                  .efficiency,
+              0.5, 1e-12);
+  const ScaledTimes fp32_only = ScaledFromRef(r, {MeasuredAt(r, relu_f32, 0.4)});
+  EXPECT_EQ(fp32_only.EfficiencyFor(Sig("eltwise_fwd dt=f16 alg=relu n=1000000")).how, "analytic");
+}
+
 // A recurrent layer larger than any measured one: the nearest layer's efficiency (0.1) times
 // the efficiency of a product of its per-step shape (0.6) over that of the measured layer's (0.2).
 TEST(ScaledTimesTest, RecurrentLayerScalesWithItsPerStepProduct) {
