@@ -1,12 +1,16 @@
 // `epochcost schedule`: the monthly cost of a recurring job on a VM started and stopped on a
 // schedule, against keeping the VM on (pricing/schedule.h, docs/schedule.md).
+#include <algorithm>
 #include <iostream>
+#include <map>
 #include <nlohmann/json.hpp>
 #include <optional>
+#include <set>
 
 #include "catalog/store.h"
 #include "cli/commands.h"
 #include "cli/format.h"
+#include "cli/targets.h"
 #include "pricing/schedule.h"
 
 namespace epochcost::cli {
@@ -26,6 +30,40 @@ std::string Dollars(Usd u) {
   char buf[32];
   std::snprintf(buf, sizeof buf, "$%.2f", u.dollars());
   return buf;
+}
+
+// Without --as-of, a price observed more than a year before its provider's newest prices may no
+// longer be what the provider charges (recommend and serve leave such offers out). Returns a note
+// saying so, naming the price kinds of the same instance that have a price of that last year;
+// empty where the price is current or the date was asked for.
+Result<std::string> StalePriceNote(const catalog::CatalogStore& cat, const catalog::Offer& offer,
+                                   const ScheduleOptions& o) {
+  if (!o.as_of.empty()) return std::string();
+  Result<catalog::CatalogStats> stats = cat.Stats();
+  if (!stats.ok()) return stats.status();
+  std::map<std::string, std::string> newest;  // provider -> its newest observation
+  for (const catalog::CatalogStats::Row& row : stats->rows)
+    newest[row.provider] = std::max(newest[row.provider], row.newest);
+  std::vector<catalog::Offer> chosen = {offer};
+  if (catalog::TakeStale(&chosen, newest, kStaleDays).empty()) return std::string();
+  Result<std::vector<catalog::Offer>> all =
+      cat.Offers({.cloud = offer.instance.provider, .instance = offer.instance.name});
+  if (!all.ok()) return all.status();
+  catalog::TakeStale(&*all, newest, kStaleDays);  // what is left is current
+  std::set<std::string> current;
+  for (const catalog::Offer& of : *all) {
+    std::string k(PriceKindName(of.kind));
+    std::replace(k.begin(), k.end(), '_', '-');  // as --kind spells it
+    current.insert(k);
+  }
+  std::string kinds;
+  for (const std::string& k : current) kinds += (kinds.empty() ? "" : ", ") + k;
+  return "note: this " + o.kind + " price is of " + offer.observed_at +
+         ", more than a year before " + offer.instance.provider + "'s newest prices (" +
+         newest[offer.instance.provider] + "), and may no longer be charged; " +
+         (kinds.empty() ? "the catalog has no current price of " + o.instance
+                        : o.instance + " has current " + kinds + " prices (--kind)") +
+         "; --as-of DATE states the date meant.\n";
 }
 
 int Schedule(const ScheduleOptions& o) {
@@ -87,6 +125,8 @@ int Schedule(const ScheduleOptions& o) {
   for (const catalog::Offer& of : *offers)
     if (of.price < offer->price) offer = &of;
   req.price = offer->price;
+  Result<std::string> stale = StalePriceNote(**cat, *offer, o);
+  if (!stale.ok()) return ReportError(stale.status());
   Result<pricing::BillingRule> rule =
       pricing::RuleFor(provider, o.as_of.empty() ? TodayIso() : o.as_of);
   if (!rule.ok()) return ReportError(rule.status());
@@ -121,6 +161,7 @@ int Schedule(const ScheduleOptions& o) {
     j["kind"] = o.kind;
     j["usd_per_hour"] = offer->price.dollars_per_hour();
     j["price_observed_at"] = offer->observed_at;
+    j["price_stale"] = !stale->empty();
     j["starts_per_month"] = req.starts_per_month;
     j["billed_seconds_per_run"] = c->billed_per_run.seconds();
     j["vm_usd"] = c->vm.dollars();
@@ -159,6 +200,7 @@ int Schedule(const ScheduleOptions& o) {
   std::cout << RenderTable(rows, {false, true, false});
   if (!req.fees.source.empty())
     std::cout << "fees: data/fees/fees.csv, " << req.fees.source << "\n";
+  std::cout << *stale;
   return kExitOk;
 }
 

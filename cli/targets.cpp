@@ -15,9 +15,6 @@
 namespace epochcost::cli {
 namespace {
 
-// "The newest prices" leave out offers priced only this long before their provider's newest.
-constexpr int kStaleDays = 365;
-
 std::string Lower(std::string s) {
   for (char& c : s) c = static_cast<char>(std::tolower(static_cast<unsigned char>(c)));
   return s;

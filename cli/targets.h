@@ -91,6 +91,8 @@ struct Market {
 // `model`: the model's name, which decides whether a shipped calibration applies to it
 // (profiler::StoredCalibration::AppliesTo).
 Result<Market> OpenMarket(const MarketInputs& in, const std::string& model);
+// "The newest prices" leave out offers priced only this long before their provider's newest.
+inline constexpr int kStaleDays = 365;
 // "N offers priced only before ... left out (...); --as-of DATE ranks past prices.\n", or empty.
 std::string StaleNote(const Market& m);
 // The day a PROVIDER:INSTANCE target's machine type was retired by its provider, or "" (any other
