@@ -226,7 +226,9 @@ int Predict(PredictOptions o) {
   Result<Prediction> p = (*predictor)->Predict(o.request);
   if (!p.ok()) return ReportError(p.status());
   const PathKey path{p->path, p->device_kind()};
-  const Result<PathRecord> record = RecordOf(path, ShippedRecordsOf({path}, o.profiles, o.catalog));
+  const Result<PathRecord> record =
+      RecordOf(path, ShippedRecordsOf({path}, std::string(DTypeName(p->lowering.precision)),
+                                      o.profiles, o.catalog));
   return p->measured ? PrintMeasured(o, *p, record) : PrintElsewhere(o, *p, record);
 }
 

@@ -112,7 +112,9 @@ int Recommend(const RecommendOptions& o) {
   const std::vector<PathKey> paths =
       PathsOfRows(r->ranked, o.top > 0 ? static_cast<size_t>(o.top) : r->ranked.size());
   Result<std::vector<PathRecord>> records = std::vector<PathRecord>{};
-  if (!o.csv) records = ShippedRecordsOf(paths, o.market.profiles, o.market.catalog);
+  if (!o.csv)
+    records = ShippedRecordsOf(paths, std::string(DTypeName(cpu->precision)), o.market.profiles,
+                               o.market.catalog);
   if (o.json)
     std::cout << RecommendJson(*r, o.top, records, *market);
   else if (o.csv)

@@ -157,6 +157,7 @@ std::vector<validation::RunResult> ResultsOf(const PredictedRuns& predicted) {
 }
 
 Result<std::vector<PathRecord>> ShippedRecordsOf(const std::vector<PathKey>& paths,
+                                                 const std::string& precision,
                                                  const std::string& profiles,
                                                  const std::string& catalog) {
   RunInputs inputs;
@@ -170,10 +171,12 @@ Result<std::vector<PathRecord>> ShippedRecordsOf(const std::vector<PathKey>& pat
   };
   std::vector<PathRecord> out;
   for (const auto& [path, kind] : paths) {
-    PathRecord record{.path = path, .device_kind = kind};
-    std::vector<const validation::RunResult*> on_path;
+    PathRecord record{.path = path, .device_kind = kind, .precision = precision};
+    std::vector<const validation::RunResult*> on_path, any_precision;
     for (const validation::RunResult& r : results) {
       if (r.path != path || r.device_kind != kind) continue;
+      any_precision.push_back(&r);
+      if (r.run.precision != precision) continue;
       on_path.push_back(&r);
       add_once(&record.logs, r.run.origin.substr(0, r.run.origin.rfind(':')));
       add_once(
@@ -181,6 +184,7 @@ Result<std::vector<PathRecord>> ShippedRecordsOf(const std::vector<PathKey>& pat
           r.run.framework + (r.run.framework_version.empty() ? "" : " " + r.run.framework_version));
     }
     record.summary = validation::SummaryOf(path, on_path);
+    record.any_precision = validation::SummaryOf(path, any_precision);
     out.push_back(std::move(record));
   }
   return out;
@@ -196,14 +200,21 @@ Result<PathRecord> RecordOf(const PathKey& path, const Result<std::vector<PathRe
 std::string RecordFigures(const Result<PathRecord>& r) {
   if (!r.ok()) return "not computed: " + r.status().message();
   const validation::GroupSummary& s = r->summary;
-  if (s.runs == 0) return "no shipped run takes it, so its error is unknown";
+  const validation::GroupSummary& any = r->any_precision;
+  if (s.runs == 0 && any.runs == 0) return "no shipped run takes it, so its error is unknown";
+  if (s.runs == 0) {
+    char other[160];
+    std::snprintf(other, sizeof other, " (at other precisions: %d runs, MAPE %.1f%%)", any.runs,
+                  any.mape);
+    return "no shipped " + r->precision + " run takes it, so its error is unknown" + other;
+  }
   std::string frameworks, logs;
   for (const std::string& f : r->frameworks) frameworks += (frameworks.empty() ? "" : ", ") + f;
   for (const std::string& l : r->logs) logs += " " + l;
   char figures[160];
   std::snprintf(figures, sizeof figures,
-                "%d shipped runs, MAPE %.1f%%, worst %+.1f%%, %d within 10%%, uncalibrated", s.runs,
-                s.mape, s.worst, s.within_10);
+                "%d shipped %s runs, MAPE %.1f%%, worst %+.1f%%, %d within 10%%, uncalibrated",
+                s.runs, r->precision.c_str(), s.mape, s.worst, s.within_10);
   return figures + (" (" + frameworks + "; epochcost validate" + logs + ")");
 }
 
@@ -214,12 +225,16 @@ nlohmann::ordered_json RecordJson(const PathKey& path, const Result<PathRecord>&
     return j;
   }
   const bool any = r->summary.runs > 0;  // none: the error is unknown, not 0
+  j["precision"] = r->precision;
   j["runs"] = r->summary.runs;
   j["mape_percent"] = any ? nlohmann::ordered_json(r->summary.mape) : nullptr;
   j["worst_percent"] = any ? nlohmann::ordered_json(r->summary.worst) : nullptr;
   j["within_10_percent"] = r->summary.within_10;
   j["logs"] = r->logs;
   j["frameworks"] = r->frameworks;
+  j["runs_any_precision"] = r->any_precision.runs;
+  j["mape_any_precision_percent"] =
+      r->any_precision.runs > 0 ? nlohmann::ordered_json(r->any_precision.mape) : nullptr;
   return j;
 }
 

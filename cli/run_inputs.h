@@ -74,23 +74,29 @@ std::vector<PathKey> PathsOfRows(const std::vector<Row>& rows, size_t count) {
 
 struct PathRecord {
   std::string path, device_kind;
-  validation::GroupSummary summary;
-  std::vector<std::string> logs, frameworks;  // in first-seen order
+  std::string precision;                      // the runs counted: "fp32", "bf16", ...
+  validation::GroupSummary summary;           // the runs of that precision
+  validation::GroupSummary any_precision;     // every run on the path and kind
+  std::vector<std::string> logs, frameworks;  // of the runs counted, in first-seen order
 };
 // One record per (path, device kind) asked for, in that order, from one pass over the shipped
-// runs (about 0.1 s: `predict` and `recommend` print them).
+// runs (about 0.1 s: `predict` and `recommend` print them), counting the runs of `precision`
+// (the prediction's: errors differ by precision, docs/accuracy.md).
 Result<std::vector<PathRecord>> ShippedRecordsOf(const std::vector<PathKey>& paths,
+                                                 const std::string& precision,
                                                  const std::string& profiles,
                                                  const std::string& catalog);
 
 // The record of `path` (path, device kind) among `records`, or why there is none.
 Result<PathRecord> RecordOf(const PathKey& path, const Result<std::vector<PathRecord>>& records);
 
-// "57 shipped runs, MAPE 92.1%, worst -99.8%, 0 within 10%, uncalibrated (FRAMEWORKS; epochcost
-// validate @LOG...)", or that no shipped run takes the path, or why it was not computed.
+// "57 shipped fp32 runs, MAPE 92.1%, worst -99.8%, 0 within 10%, uncalibrated (FRAMEWORKS;
+// epochcost validate @LOG...)", or that no shipped run of that precision takes the path (with the
+// figures of those of other precisions, where there are some), or why it was not computed.
 std::string RecordFigures(const Result<PathRecord>& record);
-// The same as JSON: path, device_kind, runs, mape_percent and worst_percent (null without runs),
-// within_10_percent, logs, frameworks; or path, device_kind and error.
+// The same as JSON: path, device_kind, precision, runs, mape_percent and worst_percent (null
+// without runs), within_10_percent, logs, frameworks, runs_any_precision and
+// mape_any_precision_percent; or path, device_kind and error.
 nlohmann::ordered_json RecordJson(const PathKey& path, const Result<PathRecord>& record);
 
 // A calibration a prediction applied, as JSON (framework, device_kind, kernel_scale,

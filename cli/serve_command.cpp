@@ -166,7 +166,9 @@ int Serve(const ServeOptions& o) {
   // runs: no shipped run measured serving, which the text says.
   const std::vector<PathKey> paths = PathsOfRows(plan->ranked, top);
   Result<std::vector<PathRecord>> records = std::vector<PathRecord>{};
-  if (!o.csv) records = ShippedRecordsOf(paths, o.market.profiles, o.market.catalog);
+  if (!o.csv)
+    records = ShippedRecordsOf(paths, std::string(DTypeName(req.cpu_lowering.precision)),
+                               o.market.profiles, o.market.catalog);
   if (o.json) {
     std::cout << Json(*plan, top, records, *market).dump(2) << "\n";
   } else if (o.csv) {
