@@ -119,6 +119,7 @@ std::string ReportText(const ValidationReport& r, const std::string& calibration
     << SummaryTable(r.by_path, "Path") << "\n"
     << SummaryTable(r.by_family, "Model family") << "\n"
     << SummaryTable(r.by_kind, "Device kind");
+  if (r.by_precision.size() > 1) s << "\n" << SummaryTable(r.by_precision, "Precision");
   // By cost (cheapest first) or by time (fastest first).
   auto rankings = [&](const std::vector<validation::Ranking>& gs, bool by_cost) {
     if (gs.empty()) return;
@@ -181,6 +182,7 @@ nlohmann::ordered_json ReportJson(const ValidationReport& r) {
   j["by_path"] = groups(r.by_path);
   j["by_family"] = groups(r.by_family);
   j["by_device_kind"] = groups(r.by_kind);
+  j["by_precision"] = groups(r.by_precision);
   // `best`: "cheapest" (cost rankings) or "fastest" (time rankings).
   auto rankings = [](const std::vector<validation::Ranking>& gs, const std::string& best) {
     Json a = Json::array();

@@ -1,6 +1,6 @@
 // What `epochcost validate` reports: each run's predicted and measured time and cost per epoch,
 // and the summaries (docs/accuracy.md): MAPE and worst case per prediction path, per model
-// family and per device kind; per model (and framework build), Kendall's tau between predicted
+// family, per device kind and per precision; per model (and framework build), Kendall's tau between predicted
 // and measured cost rankings and whether the predicted cheapest configuration is the measured one;
 // for runs without prices, the same of their time rankings, per model, build and precision.
 #ifndef EPOCHCOST_VALIDATION_REPORT_H_
@@ -50,7 +50,7 @@ struct Ranking {
 struct ValidationReport {
   std::vector<RunResult> results;
   GroupSummary all;
-  std::vector<GroupSummary> by_path, by_family, by_kind;
+  std::vector<GroupSummary> by_path, by_family, by_kind, by_precision;
   std::vector<Ranking> rankings;  // groups with at least two priced configurations
   // Groups with at least two configurations none of which has a price, ranked by time: a
   // recommender ranks their machines by it where prices are equal or unknown.
