@@ -266,6 +266,16 @@ def allocator():
     return " ".join(preload + ["glibc malloc" if not preload else ""] + tuned).strip()
 
 
+def thread_runtime():
+    """OpenMP settings the environment gives the run (OMP_WAIT_POLICY, GOMP_SPINCOUNT, ...), or
+    "defaults": the wait policy alone moved a 2-thread CPU step by up to 2.9x either way on a
+    2-vCPU VM (docs/accuracy.md). OMP_NUM_THREADS is the run's thread count, set by pin_threads."""
+    keys = sorted(k for k in os.environ
+                  if (k.startswith("OMP_") or k.startswith("GOMP_") or k.startswith("KMP_"))
+                  and k != "OMP_NUM_THREADS")
+    return " ".join("%s=%s" % (k, os.environ[k]) for k in keys) or "defaults"
+
+
 def write_run_log(a, doc, dev, batch, opt_name, median, p10, p90):
     device = torch.cuda.get_device_name(dev) if dev.type == "cuda" else cpu_model()
     target = device
@@ -286,9 +296,9 @@ def write_run_log(a, doc, dev, batch, opt_name, median, p10, p90):
                     "pytorch", torch.__version__,
                     "tools/reference/torch_step.py %s: median of %d steps after %d warm-up "
                     "(p10 %.3f ms, p90 %.3f ms) x %d steps; %.0f minor page faults per step; "
-                    "allocator: %s" %
+                    "allocator: %s; OpenMP: %s" %
                     (datetime.date.today().isoformat(), a.steps, a.warmup, p10 * 1e3,
-                     p90 * 1e3, steps, a.faults_per_step, allocator())])
+                     p90 * 1e3, steps, a.faults_per_step, allocator(), thread_runtime())])
 
 
 def main():
