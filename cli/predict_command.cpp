@@ -33,10 +33,22 @@ nlohmann::ordered_json OpsJson(const std::vector<OpTiming>& ops) {
   return a;
 }
 
-// "calibrated for pytorch on cpu (...)" or "".
+// "calibrated for pytorch on cpu (...)", "not calibrated: ...", or, without --framework, the
+// calibrations that would apply ("uncalibrated; --framework pytorch applies ..."), or "".
 std::string CalibrationLine(const Prediction& p) {
   if (!p.calibration_not_applied.empty())
     return "not calibrated: " + p.calibration_not_applied + "\n";
+  if (!p.calibration && !p.calibrations_available.empty()) {
+    std::string names;
+    for (const profiler::StoredCalibration& c : p.calibrations_available) {
+      char figures[160];
+      std::snprintf(figures, sizeof figures, " (%s, %d runs, held-out MAPE %.1f%% -> %.1f%%)",
+                    c.shipped ? "shipped" : "yours", c.runs, c.mape_before, c.mape_after);
+      names += (names.empty() ? "" : ", ") + c.framework + figures;
+    }
+    return "uncalibrated; calibrations for " + std::string(p.device_kind()) +
+           "s (--framework NAME): " + names + "\n";
+  }
   if (!p.calibration) return "";
   const profiler::StoredCalibration& c = *p.calibration;
   char line[320];
@@ -61,6 +73,16 @@ std::string PerStepText(const Prediction& p, const char* lead) {
 
 void JsonCalibration(const Prediction& p, nlohmann::ordered_json* j) {
   if (p.calibration) (*j)["calibration"] = CalibrationJson(p.calibration);
+  if (!p.calibrations_available.empty()) {
+    nlohmann::ordered_json a = nlohmann::ordered_json::array();
+    for (const profiler::StoredCalibration& c : p.calibrations_available)
+      a.push_back({{"framework", c.framework},
+                   {"shipped", c.shipped},
+                   {"runs", c.runs},
+                   {"mape_before_percent", c.mape_before},
+                   {"mape_after_percent", c.mape_after}});
+    (*j)["calibrations_available"] = a;
+  }
   if (!p.calibration_not_applied.empty())
     (*j)["calibration_not_applied"] = p.calibration_not_applied;
 }

@@ -71,7 +71,16 @@ Result<Prediction> Predictor::Predict(const PredictionRequest& r) {
 Status Predictor::ApplyCalibration(const PredictionRequest& r, const std::string& kind,
                                    Prediction* p, MachineSettings* settings) {
   settings->per_op_overhead = r.overhead;  // a given overhead wins over a calibration's
-  if (r.framework.empty()) return Status::Ok();
+  if (r.framework.empty()) {
+    Result<std::vector<profiler::StoredCalibration>> all = profiles_->Calibrations();
+    if (!all.ok()) return all.status();
+    for (profiler::StoredCalibration& c : *all) {
+      std::string why;
+      if (c.device_kind == kind && c.AppliesTo(p->model_name, &why))
+        p->calibrations_available.push_back(std::move(c));
+    }
+    return Status::Ok();
+  }
   Result<profiler::StoredCalibration> c = profiles_->FindCalibration(r.framework, kind);
   if (!c.ok() && r.calibration_optional && c.status().code() == StatusCode::kNotFound)
     return Status::Ok();

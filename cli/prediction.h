@@ -52,7 +52,10 @@ struct Prediction {
   Seconds per_step_overhead;  // a calibration's, added to every training step
   std::optional<profiler::StoredCalibration> calibration;
   std::string calibration_not_applied;  // why --framework's shipped calibration was not, or ""
-  std::string path;                     // "same device", "scaled from DEVICE", "analytic"
+  // Without --framework: the calibrations (stored or shipped) of this device kind that would
+  // apply to the model, for the output to name (`--framework NAME` applies one).
+  std::vector<profiler::StoredCalibration> calibrations_available;
+  std::string path;  // "same device", "scaled from DEVICE", "analytic"
 
   // "gpu" or "cpu", as calibrations and validation reports name device kinds.
   const char* device_kind() const { return gpu ? "gpu" : "cpu"; }
