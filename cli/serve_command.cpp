@@ -1,5 +1,6 @@
 // `epochcost serve MODEL --qps Q`: the cheapest clusters of each catalog offer that serve Q
 // requests per second within a p95 latency (pricing/serving.h, docs/serving.md).
+#include <algorithm>
 #include <fstream>
 #include <iostream>
 #include <nlohmann/json.hpp>
@@ -118,6 +119,19 @@ std::string Dropped(const pricing::ServingPlan& plan) {
   return DroppedSummary(dropped);
 }
 
+// A plan on spot or preemptible nodes loses their capacity whenever the provider reclaims them;
+// the ranking prices the nodes, not that loss. Says so where the ranked offers include some.
+std::string ReclaimableNote(const pricing::ServingPlan& plan) {
+  const auto reclaimable = std::count_if(plan.ranked.begin(), plan.ranked.end(), [](const auto& o) {
+    return o.offer.kind != catalog::PriceKind::kOnDemand;
+  });
+  if (reclaimable == 0) return "";
+  return std::to_string(reclaimable) +
+         " spot or preemptible offers: the provider can reclaim their nodes at any time (GCE "
+         "preemptible within 24 h), and the plan does not count the requests lost meanwhile; "
+         "keep on-demand nodes for the rate you cannot lose (--kind on-demand).\n";
+}
+
 int Serve(const ServeOptions& o) {
   if (!(o.qps > 0 && o.qps <= 1e9))  // NaN fails too
     return ReportError(Status::InvalidArgument("--qps must be positive (at most 1e9)"));
@@ -183,8 +197,8 @@ int Serve(const ServeOptions& o) {
               << "\n"
               << market->calibrated << Table(*plan, top) << plan->ranked.size()
               << " offers can serve it, ranked by monthly cost (730 h).\n"
-              << FoldNote(plan->ranked.size(), plan->offers) << Dropped(*plan) << StaleNote(*market)
-              << RetiredNote(*market)
+              << FoldNote(plan->ranked.size(), plan->offers) << ReclaimableNote(*plan)
+              << Dropped(*plan) << StaleNote(*market) << RetiredNote(*market)
               << (paths.empty() ? ""
                                 : "No shipped run measured serving; the training runs on these "
                                   "paths:\n")
