@@ -85,25 +85,16 @@ std::string ModelFamily(const Model& model) {
   bool attention = false, recurrent = false, conv = false, embedding = false;
   for (int i = 0; i < model.size(); ++i) {
     switch (model.layer(i).kind) {
-      case LayerKind::kAttention:
-        attention = true;
-        break;
+      case LayerKind::kAttention: attention = true; break;
       case LayerKind::kLstm:
-      case LayerKind::kGru:
-        recurrent = true;
-        break;
+      case LayerKind::kGru: recurrent = true; break;
       case LayerKind::kConv1D:
       case LayerKind::kConv2D:
       case LayerKind::kDepthwiseConv2D:
       case LayerKind::kSeparableConv1D:
-      case LayerKind::kSeparableConv2D:
-        conv = true;
-        break;
-      case LayerKind::kEmbedding:
-        embedding = true;
-        break;
-      default:
-        break;
+      case LayerKind::kSeparableConv2D: conv = true; break;
+      case LayerKind::kEmbedding: embedding = true; break;
+      default: break;
     }
   }
   if (attention) return "transformer";
