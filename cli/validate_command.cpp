@@ -294,6 +294,33 @@ struct CalibrateOptions {
   std::string leave_out;  // "", "model" or "machine": folds by group instead of by index
 };
 
+// "  held out, by thread count: 1 thread 24.6% -> 11.6% (54 runs), 2 threads ...\n" where the
+// runs of a CPU calibration ran at more than one thread count (a framework's thread pools cost
+// differently, docs/accuracy.md), else "".
+std::string ByThreadCount(const validation::CrossValidation& cv,
+                          const std::vector<validation::CalibrationSample>& samples,
+                          const std::vector<int>& threads) {
+  std::map<int, std::vector<size_t>> runs_at;
+  for (size_t i = 0; i < threads.size(); ++i)
+    if (threads[i] > 0) runs_at[threads[i]].push_back(i);
+  if (runs_at.size() < 2) return "";
+  std::string out = "  held out, by thread count:";
+  for (const auto& [t, runs] : runs_at) {
+    std::vector<double> before, after, measured;
+    for (size_t i : runs) {
+      before.push_back(cv.before[i]);
+      after.push_back(cv.after[i]);
+      measured.push_back(samples[i].measured_seconds);
+    }
+    out += (out.back() == ':' ? " " : ", ") + std::to_string(t) +
+           (t == 1 ? " thread " : " threads ") +
+           Number("%.1f%%", validation::Mape(before, measured)) + " -> " +
+           Number("%.1f%%", validation::Mape(after, measured)) + " (" +
+           std::to_string(runs.size()) + " runs)";
+  }
+  return out + "\n";
+}
+
 int Calibrate(const CalibrateOptions& o) {
   if (o.folds < 2 || o.folds > 1000)
     return ReportError(Status::InvalidArgument("--folds must be from 2 to 1000"));
@@ -305,6 +332,8 @@ int Calibrate(const CalibrateOptions& o) {
   std::map<std::pair<std::string, std::string>, std::vector<validation::CalibrationSample>> groups;
   // Each run's model or machine, where --leave-out makes them the folds; and each run's model.
   std::map<std::pair<std::string, std::string>, std::vector<std::string>> group_of, model_of;
+  // Each run's CPU thread count (0 on a GPU or where the run does not state it).
+  std::map<std::pair<std::string, std::string>, std::vector<int>> threads_of;
   // The run logs each calibration is fitted to, as the command line names them, in that order.
   std::map<std::pair<std::string, std::string>, std::vector<std::string>> logs_of;
   for (const PredictedRun& p : predicted->runs) {
@@ -313,6 +342,7 @@ int Calibrate(const CalibrateOptions& o) {
     groups[key].push_back({TermsOf(p.prediction), p.run.seconds_per_epoch});
     group_of[key].push_back(o.leave_out == "model" ? p.run.model : p.run.target);
     model_of[key].push_back(p.prediction.model_name);
+    threads_of[key].push_back(p.prediction.gpu ? 0 : p.run.threads);
     std::vector<std::string>& logs = logs_of[key];
     if (const std::string log = RunLogOf(p.run);
         std::find(logs.begin(), logs.end(), log) == logs.end())
@@ -351,7 +381,8 @@ int Calibrate(const CalibrateOptions& o) {
               << "  held-out MAPE " << Number("%.1f%%", cv->mape_before) << " uncalibrated -> "
               << Number("%.1f%%", cv->mape_after) << " calibrated; worst |error| "
               << Number("%.1f%%", cv->worst_before) << " -> " << Number("%.1f%%", cv->worst_after)
-              << "\n";
+              << "\n"
+              << ByThreadCount(*cv, samples, threads_of[key]);
     // A correction that predicts runs it was not fitted to worse than no correction is not kept.
     if (cv->mape_after >= cv->mape_before && !o.keep_worse) {
       std::cout << "  not kept: it predicts the held-out runs worse than no calibration "
