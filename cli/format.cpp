@@ -43,6 +43,12 @@ std::string BinaryBytes(double bytes) {
   return buf;
 }
 
+std::string CommaList(const std::vector<std::string>& items) {
+  std::string out;
+  for (const std::string& item : items) out += (out.empty() ? "" : ", ") + item;
+  return out;
+}
+
 std::string TodayIso() {
   const auto now = std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now());
   const std::chrono::year_month_day ymd{now};

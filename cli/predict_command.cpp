@@ -39,15 +39,15 @@ std::string CalibrationLine(const Prediction& p) {
   if (!p.calibration_not_applied.empty())
     return "not calibrated: " + p.calibration_not_applied + "\n";
   if (!p.calibration && !p.calibrations_available.empty()) {
-    std::string names;
+    std::vector<std::string> names;
     for (const profiler::StoredCalibration& c : p.calibrations_available) {
       char figures[160];
       std::snprintf(figures, sizeof figures, " (%s, %d runs, held-out MAPE %.1f%% -> %.1f%%)",
                     c.shipped ? "shipped" : "yours", c.runs, c.mape_before, c.mape_after);
-      names += (names.empty() ? "" : ", ") + c.framework + figures;
+      names.push_back(c.framework + figures);
     }
     return "uncalibrated; calibrations for " + std::string(p.device_kind()) +
-           "s (--framework NAME): " + names + "\n";
+           "s (--framework NAME): " + CommaList(names) + "\n";
   }
   if (!p.calibration) return "";
   const profiler::StoredCalibration& c = *p.calibration;

@@ -183,8 +183,7 @@ std::string RecommendJson(const pricing::Recommendation& r, int top,
                  {"interruptions_assumed", o.interruptions_assumed},
                  {"pareto", o.pareto},
                  {"source", o.source},
-                 {"calibration",
-                  CalibrationJson(o.gpus > 0 ? market.gpu_calibration : market.cpu_calibration)},
+                 {"calibration", CalibrationJson(market.CalibrationFor(o.gpus > 0))},
                  {"validation", RecordJson(path, RecordOf(path, records))}});
   }
   return j.dump(2) + "\n";

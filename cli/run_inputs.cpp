@@ -4,6 +4,7 @@
 #include <cstdio>
 #include <iostream>
 
+#include "cli/format.h"
 #include "engine/file_util.h"
 #include "validation/statistics.h"
 
@@ -156,6 +157,10 @@ std::vector<validation::RunResult> ResultsOf(const PredictedRuns& predicted) {
   return results;
 }
 
+std::string RunLogOf(const validation::RunRecord& run) {
+  return run.origin.substr(0, run.origin.rfind(':'));
+}
+
 Result<std::vector<PathRecord>> ShippedRecordsOf(const std::vector<PathKey>& paths,
                                                  const std::string& precision,
                                                  const std::string& profiles,
@@ -178,7 +183,7 @@ Result<std::vector<PathRecord>> ShippedRecordsOf(const std::vector<PathKey>& pat
       any_precision.push_back(&r);
       if (r.run.precision != precision) continue;
       on_path.push_back(&r);
-      add_once(&record.logs, r.run.origin.substr(0, r.run.origin.rfind(':')));
+      add_once(&record.logs, RunLogOf(r.run));
       add_once(
           &record.frameworks,
           r.run.framework + (r.run.framework_version.empty() ? "" : " " + r.run.framework_version));
@@ -208,8 +213,8 @@ std::string RecordFigures(const Result<PathRecord>& r) {
                   any.mape);
     return "no shipped " + r->precision + " run takes it, so its error is unknown" + other;
   }
-  std::string frameworks, logs;
-  for (const std::string& f : r->frameworks) frameworks += (frameworks.empty() ? "" : ", ") + f;
+  const std::string frameworks = CommaList(r->frameworks);
+  std::string logs;
   for (const std::string& l : r->logs) logs += " " + l;
   char figures[160];
   std::snprintf(figures, sizeof figures,

@@ -39,11 +39,9 @@ std::string Dollars(Usd u) {
 Result<std::string> StalePriceNote(const catalog::CatalogStore& cat, const catalog::Offer& offer,
                                    const ScheduleOptions& o) {
   if (!o.as_of.empty()) return std::string();
-  Result<catalog::CatalogStats> stats = cat.Stats();
-  if (!stats.ok()) return stats.status();
-  std::map<std::string, std::string> newest;  // provider -> its newest observation
-  for (const catalog::CatalogStats::Row& row : stats->rows)
-    newest[row.provider] = std::max(newest[row.provider], row.newest);
+  Result<std::map<std::string, std::string>> newest_prices = NewestPrices(cat);
+  if (!newest_prices.ok()) return newest_prices.status();
+  std::map<std::string, std::string>& newest = *newest_prices;
   std::vector<catalog::Offer> chosen = {offer};
   if (catalog::TakeStale(&chosen, newest, kStaleDays).empty()) return std::string();
   Result<std::vector<catalog::Offer>> all =
@@ -56,8 +54,7 @@ Result<std::string> StalePriceNote(const catalog::CatalogStore& cat, const catal
     std::replace(k.begin(), k.end(), '_', '-');  // as --kind spells it
     current.insert(k);
   }
-  std::string kinds;
-  for (const std::string& k : current) kinds += (kinds.empty() ? "" : ", ") + k;
+  const std::string kinds = CommaList({current.begin(), current.end()});
   return "note: this " + o.kind + " price is of " + offer.observed_at +
          ", more than a year before " + offer.instance.provider + "'s newest prices (" +
          newest[offer.instance.provider] + "), and may no longer be charged; " +

@@ -58,24 +58,22 @@ nlohmann::ordered_json Json(const pricing::ServingPlan& plan, size_t top,
   for (size_t i = 0; i < plan.ranked.size() && i < top; ++i) {
     const pricing::ServingOffer& s = plan.ranked[i];
     const PathKey path = PathOfRow(s);
-    a.push_back(
-        {{"instance", s.machine},
-         {"region", s.offer.region},
-         {"other_regions", s.other_regions},
-         {"kind", Kind(s)},
-         {"accelerators", s.accelerators},
-         {"nodes", s.nodes},
-         {"replicas_per_node", s.replicas},
-         {"batch", s.batch},
-         {"service_seconds", s.service.seconds()},
-         {"p95_seconds", s.p95.seconds()},
-         {"capacity_per_second", s.capacity},
-         {"usd_per_month", s.monthly.dollars()},
-         {"usd_per_million_requests", s.usd_per_million},
-         {"source", s.source},
-         {"calibration", CalibrationJson(PathOfRow(s).second == "gpu" ? market.gpu_calibration
-                                                                      : market.cpu_calibration)},
-         {"validation", RecordJson(path, RecordOf(path, records))}});
+    a.push_back({{"instance", s.machine},
+                 {"region", s.offer.region},
+                 {"other_regions", s.other_regions},
+                 {"kind", Kind(s)},
+                 {"accelerators", s.accelerators},
+                 {"nodes", s.nodes},
+                 {"replicas_per_node", s.replicas},
+                 {"batch", s.batch},
+                 {"service_seconds", s.service.seconds()},
+                 {"p95_seconds", s.p95.seconds()},
+                 {"capacity_per_second", s.capacity},
+                 {"usd_per_month", s.monthly.dollars()},
+                 {"usd_per_million_requests", s.usd_per_million},
+                 {"source", s.source},
+                 {"calibration", CalibrationJson(market.CalibrationFor(s.gpus > 0))},
+                 {"validation", RecordJson(path, RecordOf(path, records))}});
   }
   return a;
 }

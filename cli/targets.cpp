@@ -10,6 +10,7 @@
 #include <sstream>
 
 #include "catalog/instance_facts.h"
+#include "cli/format.h"
 #include "validation/run_log.h"
 
 namespace epochcost::cli {
@@ -230,8 +231,7 @@ Status NoCalibration(const std::string& framework, const std::string& kind,
   if (Result<std::vector<profiler::StoredCalibration>> cs = profiles.Calibrations(); cs.ok())
     for (const profiler::StoredCalibration& c : *cs)
       if (kind.empty() || c.device_kind == kind) known.insert(c.framework);
-  std::string calibrated;
-  for (const std::string& f : known) calibrated += (calibrated.empty() ? "" : ", ") + f;
+  const std::string calibrated = CommaList({known.begin(), known.end()});
   return Status::NotFound("--framework " + framework + ": no calibration stored or shipped for it" +
                           (kind.empty() ? "" : " on " + kind) +
                           "; run: epochcost calibrate RUNS..." +
@@ -247,17 +247,6 @@ std::vector<std::string> SplitCommas(const std::string& s) {
     if (!item.empty()) out.push_back(item);
   return out;
 }
-
-namespace {
-
-// "a, b, c".
-std::string CommaList(const std::vector<std::string>& items) {
-  std::string out;
-  for (const std::string& item : items) out += (out.empty() ? "" : ", ") + item;
-  return out;
-}
-
-}  // namespace
 
 Status CheckClouds(const catalog::CatalogStore& catalog, const std::vector<std::string>& clouds) {
   if (clouds.empty()) return Status::Ok();
@@ -371,6 +360,15 @@ std::string RetiredNote(const Market& m) {
          "; data/catalog/retirements.csv).\n";
 }
 
+Result<std::map<std::string, std::string>> NewestPrices(const catalog::CatalogStore& catalog) {
+  Result<catalog::CatalogStats> stats = catalog.Stats();
+  if (!stats.ok()) return stats.status();
+  std::map<std::string, std::string> newest;
+  for (const catalog::CatalogStats::Row& row : stats->rows)
+    newest[row.provider] = std::max(newest[row.provider], row.newest);
+  return newest;
+}
+
 Result<Market> OpenMarket(const MarketInputs& in, const std::string& model) {
   if (!in.selection.as_of.empty()) {
     Status s = catalog::CheckDate(in.selection.as_of);
@@ -386,10 +384,9 @@ Result<Market> OpenMarket(const MarketInputs& in, const std::string& model) {
   m.offers = catalog::OnePerRegion(std::move(*offers));
   std::map<std::string, std::string> day;  // provider -> --as-of, else its newest observation
   if (in.selection.as_of.empty()) {
-    Result<catalog::CatalogStats> stats = m.catalog->Stats();
-    if (!stats.ok()) return stats.status();
-    for (const catalog::CatalogStats::Row& row : stats->rows)
-      day[row.provider] = std::max(day[row.provider], row.newest);
+    Result<std::map<std::string, std::string>> newest = NewestPrices(*m.catalog);
+    if (!newest.ok()) return newest.status();
+    day = std::move(*newest);
     m.stale = catalog::TakeStale(&m.offers, day, kStaleDays);
   } else {
     for (const catalog::Offer& o : m.offers) day[o.instance.provider] = in.selection.as_of;

@@ -4,6 +4,7 @@
 #define EPOCHCOST_CLI_TARGETS_H_
 
 #include <CLI/CLI.hpp>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -84,6 +85,9 @@ struct Market {
   Corrections corrections;
   // The --framework calibrations applied to CPU and to GPU offers, where there is one.
   std::optional<profiler::StoredCalibration> cpu_calibration, gpu_calibration;
+  const std::optional<profiler::StoredCalibration>& CalibrationFor(bool gpu) const {
+    return gpu ? gpu_calibration : cpu_calibration;
+  }
   // "Calibrated for F: cpu (...); gpu (...)\n" and a "Not calibrated on KIND: why\n" line for a
   // shipped calibration that does not apply to the model; or empty.
   std::string calibrated;
@@ -93,6 +97,9 @@ struct Market {
 Result<Market> OpenMarket(const MarketInputs& in, const std::string& model);
 // "The newest prices" leave out offers priced only this long before their provider's newest.
 inline constexpr int kStaleDays = 365;
+// Each provider's newest price observation in the catalog (YYYY-MM-DD), as catalog::TakeStale
+// takes it.
+Result<std::map<std::string, std::string>> NewestPrices(const catalog::CatalogStore& catalog);
 // "N offers priced only before ... left out (...); --as-of DATE ranks past prices.\n", or empty.
 std::string StaleNote(const Market& m);
 // The day a PROVIDER:INSTANCE target's machine type was retired by its provider, or "" (any other

@@ -30,11 +30,6 @@ struct ValidateOptions {
   bool calibrated = false, json = false;
 };
 
-// The run log a run was read from, as the command line named it ("@published-runs", a path).
-std::string RunLogOf(const validation::RunRecord& run) {
-  return run.origin.substr(0, run.origin.rfind(':'));
-}
-
 std::string Usd(const std::optional<double>& v) { return v ? Number("%.4f", *v) : "-"; }
 
 std::string SummaryTable(const std::vector<validation::GroupSummary>& groups,
