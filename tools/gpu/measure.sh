@@ -8,7 +8,12 @@
 # per model, from torch.profiler).
 # Each phase runs even when an earlier one failed, so one run brings back all it can.
 # BATCH=N runs every model at that batch instead of its own (the published runs' shapes: Lambda's
-# ResNet50 v1.5 ran 128-256 per 16 GB GPU and 640-1280 per 80 GB one, docs/accuracy.md).
+# ResNet50 v1.5 ran 128-256 per 16 GB GPU and 640-1280 per 80 GB one, docs/accuracy.md); a
+# precision written P:N (PRECISIONS="tf32:256 fp16:512") runs at batch N. OPTIMIZER=O trains
+# with that optimizer instead of each model's. The PyTorch steps are also appended to
+# $OUT/runs.csv as a run log (docs/run-logs.md). DEADLINE=S (seconds since the epoch) cuts every
+# command short so that the whole script ends by then; the profile is exported after each
+# precision, so a cut run still brings back what it measured.
 # Usage: MODELS="..." PRECISIONS="fp32 bf16" PHASES="tests profile torch predict" tools/gpu/measure.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -17,7 +22,24 @@ mkdir -p "$out"
 models=${MODELS:-"mnist_mlp mnist_cnn cifar10_cnn imdb_fasttext imdb_bidirectional_lstm lstm_text_generation resnet50 bert_base gpt2_small"}
 precisions=${PRECISIONS:-"fp32 bf16"}
 phases=${PHASES:-"tests profile torch predict"}
-batch=(${BATCH:+--batch "$BATCH"})
+optimizer=(${OPTIMIZER:+--optimizer "$OPTIMIZER"})
+# The precision of a P:N entry, and the --batch option of its N (else of BATCH).
+prec() { echo "${1%%:*}"; }
+batch_of() {
+  local n=${BATCH:-}
+  [[ "$1" == *:* ]] && n=${1#*:}
+  [ -n "$n" ] && echo "--batch $n"
+}
+# Seconds a command may run: its cap, or what is left before DEADLINE if less (at least 1).
+left() {
+  local cap=$1
+  if [ -n "${DEADLINE:-}" ]; then
+    local rest=$((DEADLINE - $(date +%s)))
+    [ "$rest" -lt "$cap" ] && cap=$rest
+  fi
+  [ "$cap" -lt 1 ] && cap=1
+  echo "$cap"
+}
 log() { echo "== $(date -u +%H:%M:%S) $*" | tee -a "$out/log.txt"; }
 
 ec=/tmp/ec
@@ -40,30 +62,32 @@ chmod +x $ec/run
 bin="$ec/run $ec/bin/epochcost"
 {
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv
-  echo "LD_LIBRARY_PATH=$LD_LIBRARY_PATH"
+  echo "LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}"
   $ec/run ldd $ec/bin/epochcost | grep -E "not found|cud|cublas"
   python3 -c "import torch; print('torch', torch.__version__, 'cudnn', torch.backends.cudnn.version())"
 } >>"$out/log.txt" 2>&1
 
 if [[ " $phases " == *" tests "* ]]; then
   log "GPU tests"
-  $ec/run $ec/bin/profiler_tests --gtest_filter='Gpu*' >"$out/tests.txt" 2>&1
+  timeout "$(left 90)" $ec/run $ec/bin/profiler_tests --gtest_filter='Gpu*' >"$out/tests.txt" 2>&1
   log "tests exit $? ($(grep -c '^\[       OK' "$out/tests.txt") OK)"
 fi
 if [[ " $phases " == *" profile "* ]]; then
   for p in $precisions; do
-    log "profile --precision $p"
-    $bin profile $models --device gpu --precision "$p" "${batch[@]}" >>"$out/log.txt" 2>&1
+    log "profile --precision $(prec "$p") $(batch_of "$p") ${optimizer[*]}"
+    timeout "$(left 600)" $bin profile $models --device gpu --precision "$(prec "$p")" \
+      $(batch_of "$p") "${optimizer[@]}" >>"$out/log.txt" 2>&1
     log "profile exit $?"
+    $bin profile export "$out/gpu-profile.json" --device gpu >>"$out/log.txt" 2>&1
   done
-  $bin profile export "$out/gpu-profile.json" --device gpu >>"$out/log.txt" 2>&1
 fi
 if [[ " $phases " == *" torch "* ]]; then
   for p in $precisions; do
     for m in $models; do
       log "torch $m $p"
-      timeout 120 python3 tools/reference/torch_step.py "data/models/$m.json" --device cuda \
-        --precision "$p" --steps 30 --warmup 10 "${batch[@]}" >>"$out/torch.txt" 2>>"$out/log.txt"
+      timeout "$(left 120)" python3 tools/reference/torch_step.py "data/models/$m.json" \
+        --device cuda --precision "$(prec "$p")" --steps 30 --warmup 10 $(batch_of "$p") \
+        "${optimizer[@]}" --run-log "$out/runs.csv" >>"$out/torch.txt" 2>>"$out/log.txt"
     done
   done
 fi
@@ -71,8 +95,9 @@ if [ "${KERNELS:-0}" -gt 0 ]; then
   for p in $precisions; do
     for m in ${KERNEL_MODELS:-$models}; do
       echo "### $m $p" >>"$out/kernels.txt"
-      timeout 120 python3 tools/reference/torch_step.py "data/models/$m.json" --device cuda \
-        --precision "$p" --steps 3 --warmup 5 "${batch[@]}" --kernels "$KERNELS" >>"$out/kernels.txt" 2>&1
+      timeout "$(left 120)" python3 tools/reference/torch_step.py "data/models/$m.json" \
+        --device cuda --precision "$(prec "$p")" --steps 3 --warmup 5 $(batch_of "$p") \
+        "${optimizer[@]}" --kernels "$KERNELS" >>"$out/kernels.txt" 2>&1
     done
   done
 fi
@@ -80,8 +105,10 @@ if [[ " $phases " == *" predict "* ]]; then
   for p in $precisions; do
     for m in $models; do
       echo "### $m $p" >>"$out/predict.txt"
-      $bin predict "$m" --on local-gpu --precision "$p" --samples 1 --top 8 "${batch[@]}" >>"$out/predict.txt" 2>&1
-      $bin predict "$m" --on local-gpu --precision "$p" --samples 1 "${batch[@]}" --json >"$out/pred-$m-$p.json" 2>/dev/null
+      $bin predict "$m" --on local-gpu --precision "$(prec "$p")" --samples 1 --top 8 \
+        $(batch_of "$p") "${optimizer[@]}" >>"$out/predict.txt" 2>&1
+      $bin predict "$m" --on local-gpu --precision "$(prec "$p")" --samples 1 $(batch_of "$p") \
+        "${optimizer[@]}" --json >"$out/pred-$m-${p/:/-}.json" 2>/dev/null
     done
   done
 fi

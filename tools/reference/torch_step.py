@@ -313,6 +313,8 @@ def main():
     ap.add_argument("--kernels", type=int, default=0,
                     help="also list the N kernels with the most device time in one step "
                          "(torch.profiler), to see what the framework ran")
+    ap.add_argument("--optimizer", default="",
+                    help="sgd, momentum, rmsprop, adam or adadelta (default: the model's)")
     ap.add_argument("--run-log", help="append the run to this run-log CSV (docs/run-logs.md)")
     ap.add_argument("--samples", type=int, default=0,
                     help="training samples per epoch for --run-log (default: the model's)")
@@ -346,7 +348,7 @@ def main():
                                               device=dev)
         else:
             inputs[l["name"]] = torch.rand([batch] + s, device=dev, dtype=dtype)
-    opt_name = train.get("optimizer", "sgd")
+    opt_name = a.optimizer or train.get("optimizer", "sgd")
     opt = {"sgd": lambda p: torch.optim.SGD(p, lr=0.01),
            "momentum": lambda p: torch.optim.SGD(p, lr=0.01, momentum=0.9),
            "rmsprop": lambda p: torch.optim.RMSprop(p, lr=0.001),
