@@ -408,14 +408,15 @@ def main():
             sync()
         key = "self_cuda_time_total" if dev.type == "cuda" else "self_cpu_time_total"
         print(prof.key_averages().table(sort_by=key, row_limit=a.kernels, max_name_column_width=70))
-    if a.run_log:
-        write_run_log(a, doc, dev, batch, opt_name, q(0.5), q(0.1), q(0.9))
     where = (torch.cuda.get_device_name(dev) if dev.type == "cuda"
              else "threads=%d" % a.threads)
     print("%s device=%s precision=%s batch=%d optimizer=%s median_ms=%.3f p10_ms=%.3f "
           "p90_ms=%.3f torch=%s" %
           (doc["name"], where.replace(" ", "_"), a.precision, batch, opt_name, q(0.5) * 1e3,
-           q(0.1) * 1e3, q(0.9) * 1e3, torch.__version__))
+           q(0.1) * 1e3, q(0.9) * 1e3, torch.__version__), flush=True)
+    # After the step line, so that a run-log error does not lose the measurement.
+    if a.run_log:
+        write_run_log(a, doc, dev, batch, opt_name, q(0.5), q(0.1), q(0.9))
 
 
 if __name__ == "__main__":
