@@ -68,7 +68,13 @@ Result<References> LoadReferences(const profiler::ProfileStore& store) {
   Result<std::vector<profiler::Fingerprint>> devices = store.Devices();
   if (!devices.ok()) return devices.status();
   References refs;
-  size_t best_cpu = 0, best_gpu = 0;
+  size_t best_cpu = 0;
+  struct MeasuredGpu {
+    ReferenceDevice device;
+    std::string spec;  // its data/hardware/gpus.csv row
+    Seconds dispatch;
+  };
+  std::vector<MeasuredGpu> gpus;
   for (const profiler::Fingerprint& d : *devices) {
     Result<std::vector<profiler::StoredMeasurement>> ms = store.Measurements(d);
     if (!ms.ok()) return ms.status();
@@ -83,12 +89,11 @@ Result<References> LoadReferences(const profiler::ProfileStore& store) {
       Result<GpuSpec> spec = SpecOfGpuModel(d.model);
       if (!spec.ok()) continue;  // a GPU the tables lack cannot lend its efficiency
       ReferenceDevice r = Reference(d, *ms, 1);
-      if (r.ops.size() <= best_gpu) continue;
-      best_gpu = r.ops.size();
+      if (r.ops.empty()) continue;
       r.roofline = GpuRoofline(*spec);
       r.roofline.latency = Fastest(r);
-      refs.gpu = GpuReference{std::make_shared<const ReferenceEfficiencies>(std::move(r)),
-                              Seconds::FromSeconds(bench("dispatch_seconds", 1))};
+      gpus.push_back(
+          {std::move(r), spec->name, Seconds::FromSeconds(bench("dispatch_seconds", 1))});
     } else {
       ReferenceDevice r = Reference(d, *ms, 1);
       const double peak = bench("peak_gemm_flops", 1), triad = bench("triad_bytes_per_second", 1);
@@ -108,6 +113,21 @@ Result<References> LoadReferences(const profiler::ProfileStore& store) {
                               BytesPerSecond::FromBytesPerSecond(triad),
                               Seconds::FromSeconds(bench("dispatch_seconds", 1))};
     }
+  }
+  // Most measurements first (the first of equals in the store's order), each GPU's own pool led
+  // by its own measurements and then the others' in that order.
+  std::stable_sort(gpus.begin(), gpus.end(), [](const MeasuredGpu& a, const MeasuredGpu& b) {
+    return a.device.ops.size() > b.device.ops.size();
+  });
+  for (size_t lead = 0; lead < gpus.size(); ++lead) {
+    if (refs.gpu_by_model.contains(gpus[lead].spec)) continue;  // two profiles of one GPU model
+    std::vector<ReferenceDevice> order{gpus[lead].device};
+    for (size_t i = 0; i < gpus.size(); ++i)
+      if (i != lead) order.push_back(gpus[i].device);
+    GpuReference pool{std::make_shared<const ReferenceEfficiencies>(PoolReferences(order)),
+                      gpus[lead].dispatch};
+    if (lead == 0) refs.gpu = pool;
+    refs.gpu_by_model.emplace(gpus[lead].spec, std::move(pool));
   }
   return refs;
 }

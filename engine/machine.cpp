@@ -94,10 +94,10 @@ Result<MachinePrediction> PredictOnMachine(const Model& model, LoweringOptions o
   Seconds overhead;
   if (gpu) {
     target.roofline = GpuRoofline(*machine.gpu);
-    if (refs.gpu) {
-      reference = refs.gpu->reference;
+    if (const GpuReference* g = refs.GpuFor(*machine.gpu)) {
+      reference = g->reference;
       target.roofline.latency = reference->device().roofline.latency;
-      overhead = refs.gpu->dispatch;
+      overhead = g->dispatch;
     } else {
       target.roofline.latency = DefaultLatency(DeviceKind::kGpu);
       overhead = DefaultLatency(DeviceKind::kGpu);

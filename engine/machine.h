@@ -45,9 +45,19 @@ struct GpuReference {
   std::shared_ptr<const ReferenceEfficiencies> reference;
   Seconds dispatch;
 };
+// The measured GPUs are pooled (PoolReferences): `gpu` leads with the GPU that has the most
+// measurements; `gpu_by_model` holds, per measured GPU (its data/hardware/gpus.csv row name), the
+// pool that leads with that GPU's own, for predictions on that GPU.
 struct References {
   std::optional<CpuReference> cpu;
   std::optional<GpuReference> gpu;
+  std::map<std::string, GpuReference> gpu_by_model;
+
+  // The GPU reference for a target GPU: its own pool where it was measured, else `gpu`'s.
+  const GpuReference* GpuFor(const GpuSpec& g) const {
+    auto it = gpu_by_model.find(g.name);
+    return it != gpu_by_model.end() ? &it->second : gpu ? &*gpu : nullptr;
+  }
 };
 
 // Lowerings, memory and largest batch depend on the model, lowering options and device batch

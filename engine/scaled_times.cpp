@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <cstdio>
+#include <optional>
 
 namespace epochcost {
 namespace {
@@ -98,11 +99,41 @@ ReferenceEfficiencies::ReferenceEfficiencies(ReferenceDevice reference)
   }
 }
 
-double ReferenceEfficiencies::EfficiencyOf(const MeasuredOp& m) const {
-  const Seconds work = m.median - ref_.roofline.latency;
-  const Seconds bound = ref_.roofline.Bound(m.signature);
+namespace {
+
+// e = bound / (t - latency) on `r`, within [1e-4, 1] (1 where t is within the latency).
+double Efficiency(const Roofline& r, const OpSignature& sig, Seconds t) {
+  const Seconds work = t - r.latency;
   if (work.seconds() <= 0) return 1.0;
-  return std::clamp(bound / work, 1e-4, 1.0);
+  return std::clamp(r.Bound(sig) / work, 1e-4, 1.0);
+}
+
+}  // namespace
+
+ReferenceDevice PoolReferences(const std::vector<ReferenceDevice>& devices) {
+  if (devices.empty()) return {};
+  ReferenceDevice pool = devices.front();
+  std::set<std::string> have;
+  for (const MeasuredOp& m : pool.ops) have.insert(m.signature.ToString());
+  for (size_t d = 1; d < devices.size(); ++d) {
+    const ReferenceDevice& other = devices[d];
+    for (const MeasuredOp& m : other.ops) {
+      if (!have.insert(m.signature.ToString()).second) continue;
+      const double e = Efficiency(other.roofline, m.signature, m.median);
+      pool.ops.push_back({m.signature, pool.roofline.latency + pool.roofline.Bound(m.signature) / e,
+                          other.name + " (" + other.date + ")"});
+    }
+  }
+  return pool;
+}
+
+double ReferenceEfficiencies::EfficiencyOf(const MeasuredOp& m) const {
+  return Efficiency(ref_.roofline, m.signature, m.median);
+}
+
+std::string ReferenceEfficiencies::Origin(size_t i) const {
+  const std::string& o = ref_.ops[i].origin;
+  return o.empty() ? ref_.name + " (" + ref_.date + ")" : o;
 }
 
 const ReferenceEfficiencies::Indexed* ReferenceEfficiencies::SameLayer(const OpSignature& sig,
@@ -274,21 +305,26 @@ ReferenceEfficiencies::Lent ReferenceEfficiencies::For(const OpSignature& sig,
     return lent;
   }
   Lent lent{.flops = sig.flops(), .bytes = sig.bytes()};
+  std::optional<size_t> lender;  // the measured op whose device the source names
   const bool rnn = sig.kind == OpKind::kRnnFwd || sig.kind == OpKind::kRnnBwd;
   bool within = false;
   const Indexed* same_layer = rnn ? nullptr : SameLayer(sig, &within);
   if (auto it = by_signature_.find(sig.ToString()); it != by_signature_.end()) {
     lent.efficiency = index_[it->second].efficiency;
     lent.how = "measured";
+    lender = it->second;
   } else if (double e = rnn ? 0 : Interpolated(sig); e > 0) {
     lent.efficiency = e;
     lent.how = "interpolated";
+    if (same_layer) lender = same_layer->op;
   } else if (same_layer && within) {
     lent.efficiency = same_layer->efficiency;
     lent.how = "same layer";
+    lender = same_layer->op;
   } else if (const Indexed* near = Nearest(sig)) {
     lent.efficiency = near->efficiency;
     lent.how = "nearest";
+    lender = near->op;
     // The same layer measured at a batch B too far off to lend its efficiency still bounds it,
     // as a layer's efficiency does not fall and its time does not shrink as its batch grows. Below
     // B/4: at most the efficiency at B, and no slower than the window's edge, B/4 at that
@@ -343,7 +379,8 @@ ReferenceEfficiencies::Lent ReferenceEfficiencies::For(const OpSignature& sig,
     Bracket(sig, &lent);
     Dominate(sig, &lent);
   }
-  const std::string from = "scaled from " + ref_.name + " (" + ref_.date + ")";
+  const std::string from =
+      "scaled from " + (lender ? Origin(*lender) : ref_.name + " (" + ref_.date + ")");
   char eff[32];
   std::snprintf(eff, sizeof eff, "%.2f", lent.efficiency);
   if (lent.how == "analytic")

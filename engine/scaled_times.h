@@ -32,6 +32,9 @@ namespace epochcost {
 struct MeasuredOp {
   OpSignature signature;
   Seconds median;
+  // "NAME (DATE)" of the device that measured it, where that is not the reference itself (an op
+  // pooled from another measured device, PoolReferences); empty otherwise.
+  std::string origin;
 };
 
 // A measured device: its roofline at the thread count its times were taken with (one thread on a
@@ -42,6 +45,13 @@ struct ReferenceDevice {
   Roofline roofline;
   std::vector<MeasuredOp> ops;
 };
+
+// Several measured devices of one kind as one reference (docs/cross-device.md, "Several measured
+// GPUs"): the first device's ops as measured, then every op of the others (in their order) whose
+// signature the pool lacks, its time carried to the first device's roofline at the efficiency it
+// reached where it was measured (t' = latency_first + bound_first / e), naming that device. Each
+// device's roofline latency must be set.
+ReferenceDevice PoolReferences(const std::vector<ReferenceDevice>& devices);
 
 struct TargetDevice {
   Roofline roofline;       // at the cores it uses (CPU) or the whole device (GPU)
@@ -78,6 +88,8 @@ class ReferenceEfficiencies {
 
  private:
   double EfficiencyOf(const MeasuredOp& m) const;
+  // "NAME (DATE)" of the device that measured ref_.ops[i].
+  std::string Origin(size_t i) const;
 
   struct Indexed {  // per reference op, computed once
     double log_flops = 0;

@@ -155,6 +155,41 @@ TEST(ScaledTimesTest, UnmeasuredPrecisionBorrowsItsStandIns) {
   EXPECT_EQ(fp32_only.EfficiencyFor(Sig("eltwise_fwd dt=f16 alg=relu n=1000000")).how, "analytic");
 }
 
+// Two measured GPUs pooled: the first one's ops as measured; an op only the second measured is
+// carried to the first one's roofline at the efficiency it reached there and names its device.
+// A: 10 TFLOP/s, 100 GB/s, 2 us floor; B: 20 TFLOP/s, 400 GB/s, 5 us floor. B ran a ReLU over
+// 10^6 fp32 values (8 MB read and written) in 45 us: efficiency 20 us / 40 us = 0.5; on A that is
+// 2 us + 80 us / 0.5 = 162 us.
+TEST(ScaledTimesTest, PooledReferencesCarryEachOpsEfficiency) {
+  const Roofline a = Device(10, 100, 2), b = Device(20, 400, 5);
+  const char* add = "binary dt=f32 alg=add n=1000000";
+  const char* relu = "eltwise_fwd dt=f32 alg=relu n=1000000";
+  ASSERT_DOUBLE_EQ(Sig(relu).bytes().value(), 8e6);
+  const ReferenceDevice first{
+      "A GPU", "2026-01-02", a, {{Sig(add), Seconds::FromMicroseconds(200)}}};
+  const ReferenceDevice second{
+      "B GPU",
+      "2026-02-03",
+      b,
+      {{Sig(add), Seconds::FromMicroseconds(50)}, {Sig(relu), Seconds::FromMicroseconds(45)}}};
+  const ReferenceDevice pool = PoolReferences({first, second});
+  EXPECT_EQ(pool.name, "A GPU");
+  ASSERT_EQ(pool.ops.size(), 2u);
+  EXPECT_NEAR(pool.ops[0].median.seconds(), 200e-6, 1e-15);  // A's own add, not B's
+  EXPECT_EQ(pool.ops[0].origin, "");
+  EXPECT_NEAR(pool.ops[1].median.seconds(), 162e-6, 1e-12);
+  EXPECT_EQ(pool.ops[1].origin, "B GPU (2026-02-03)");
+  const ScaledTimes there(std::make_shared<const ReferenceEfficiencies>(pool),
+                          TargetDevice{Device(5, 50, 0), 1, {}});
+  const auto& lent = there.EfficiencyFor(Sig(relu));
+  EXPECT_NEAR(lent.efficiency, 0.5, 1e-12);
+  EXPECT_EQ(lent.source, "scaled from B GPU (2026-02-03)");
+  EXPECT_EQ(there.EfficiencyFor(Sig(add)).source, "scaled from A GPU (2026-01-02)");
+  // A ReLU of another size borrows the nearest measured op's device too.
+  EXPECT_EQ(there.EfficiencyFor(Sig("eltwise_fwd dt=f32 alg=relu n=3000000")).source,
+            "scaled from B GPU (2026-02-03), nearest op's efficiency");
+}
+
 // A recurrent layer larger than any measured one: the nearest layer's efficiency (0.1) times
 // the efficiency of a product of its per-step shape (0.6) over that of the measured layer's (0.2).
 TEST(ScaledTimesTest, RecurrentLayerScalesWithItsPerStepProduct) {
