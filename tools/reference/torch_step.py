@@ -276,6 +276,14 @@ def thread_runtime():
     return " ".join("%s=%s" % (k, os.environ[k]) for k in keys) or "defaults"
 
 
+def recipe(a):
+    """How the step was run beyond the model, batch, precision and optimizer: "plain" (the whole
+    model in --precision, NCHW: what epochcost's profiler measures), or "amp" and/or
+    "channels_last"."""
+    parts = (["amp"] if a.amp else []) + (["channels_last"] if a.channels_last else [])
+    return ",".join(parts) or "plain"
+
+
 def write_run_log(a, doc, dev, batch, opt_name, median, p10, p90):
     device = torch.cuda.get_device_name(dev) if dev.type == "cuda" else cpu_model()
     target = device
@@ -296,9 +304,10 @@ def write_run_log(a, doc, dev, batch, opt_name, median, p10, p90):
                     "pytorch", torch.__version__,
                     "tools/reference/torch_step.py %s: median of %d steps after %d warm-up "
                     "(p10 %.3f ms, p90 %.3f ms) x %d steps; %.0f minor page faults per step; "
-                    "allocator: %s; OpenMP: %s" %
+                    "allocator: %s; OpenMP: %s; recipe: %s" %
                     (datetime.date.today().isoformat(), a.steps, a.warmup, p10 * 1e3,
-                     p90 * 1e3, steps, a.faults_per_step, allocator(), thread_runtime())])
+                     p90 * 1e3, steps, a.faults_per_step, allocator(), thread_runtime(),
+                     recipe(a))])
 
 
 def main():
@@ -315,6 +324,13 @@ def main():
                          "(torch.profiler), to see what the framework ran")
     ap.add_argument("--optimizer", default="",
                     help="sgd, momentum, rmsprop, adam or adadelta (default: the model's)")
+    ap.add_argument("--channels-last", action="store_true",
+                    help="4-D tensors in channels-last (NHWC) memory format, as NVIDIA's "
+                         "ResNet50 recipe trains; not what epochcost's profiler measures")
+    ap.add_argument("--amp", action="store_true",
+                    help="automatic mixed precision: fp32 weights, the step under autocast to "
+                         "--precision (fp16 with a gradient scaler, or bf16); not what "
+                         "epochcost's profiler measures")
     ap.add_argument("--run-log", help="append the run to this run-log CSV (docs/run-logs.md)")
     ap.add_argument("--samples", type=int, default=0,
                     help="training samples per epoch for --run-log (default: the model's)")
@@ -333,7 +349,14 @@ def main():
     train = doc.get("training", {})
     batch = a.batch or train.get("batch", 32)
     net = Net(doc)
+    amp_dtype = dtype if a.amp else None
+    if a.amp:
+        if a.precision not in ("fp16", "bf16"):
+            raise SystemExit("--amp needs --precision fp16 or bf16")
+        dtype = torch.float32  # weights, inputs and optimizer stay fp32 under autocast
     net.to(device=dev, dtype=dtype)
+    if a.channels_last:
+        net.to(memory_format=torch.channels_last)
     for m in net.modules():  # a dtype change leaves cuDNN's packed RNN weights unpacked
         if isinstance(m, nn.RNNBase):
             m.flatten_parameters()
@@ -348,6 +371,8 @@ def main():
                                               device=dev)
         else:
             inputs[l["name"]] = torch.rand([batch] + s, device=dev, dtype=dtype)
+            if a.channels_last and inputs[l["name"]].dim() == 4:
+                inputs[l["name"]] = inputs[l["name"]].contiguous(memory_format=torch.channels_last)
     opt_name = a.optimizer or train.get("optimizer", "sgd")
     opt = {"sgd": lambda p: torch.optim.SGD(p, lr=0.01),
            "momentum": lambda p: torch.optim.SGD(p, lr=0.01, momentum=0.9),
@@ -365,8 +390,27 @@ def main():
             targets[name] = torch.randint(0, width, (batch,) + tuple(net.shape[src][:-1]),
                                           device=dev)
 
+    scaler = None
+    if amp_dtype == torch.float16 and dev.type == "cuda":
+        scaler = (torch.amp.GradScaler("cuda") if hasattr(torch.amp, "GradScaler")
+                  else torch.cuda.amp.GradScaler())
+
     def step():
         opt.zero_grad()
+        if amp_dtype is not None:
+            with torch.autocast(device_type=dev.type, dtype=amp_dtype):
+                total = forward()
+        else:
+            total = forward()
+        if scaler:
+            scaler.scale(total).backward()
+            scaler.step(opt)
+            scaler.update()
+        else:
+            total.backward()
+            opt.step()
+
+    def forward():
         values = net(inputs)
         total = 0
         for name, src, fn, w in net.losses:
@@ -380,8 +424,7 @@ def main():
             else:
                 logits = p.reshape(-1, p.shape[-1])
                 total = total + w * nn.functional.cross_entropy(logits, targets[name].reshape(-1))
-        total.backward()
-        opt.step()
+        return total
 
     net.train()
     for _ in range(a.warmup):
@@ -411,9 +454,9 @@ def main():
     where = (torch.cuda.get_device_name(dev) if dev.type == "cuda"
              else "threads=%d" % a.threads)
     print("%s device=%s precision=%s batch=%d optimizer=%s median_ms=%.3f p10_ms=%.3f "
-          "p90_ms=%.3f torch=%s" %
+          "p90_ms=%.3f torch=%s recipe=%s" %
           (doc["name"], where.replace(" ", "_"), a.precision, batch, opt_name, q(0.5) * 1e3,
-           q(0.1) * 1e3, q(0.9) * 1e3, torch.__version__), flush=True)
+           q(0.1) * 1e3, q(0.9) * 1e3, torch.__version__, recipe(a)), flush=True)
     # After the step line, so that a run-log error does not lose the measurement.
     if a.run_log:
         write_run_log(a, doc, dev, batch, opt_name, q(0.5), q(0.1), q(0.9))
