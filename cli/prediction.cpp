@@ -59,9 +59,17 @@ Result<Prediction> Predictor::Predict(const PredictionRequest& r) {
     // Several devices can share a model string (the same "AMD EPYC" with and without AVX-512):
     // "device:MODEL [ISA]" picks one by the ISA `profile list` shows; "device:MODEL" the first
     // in the store's order (by the text "kind|model|ISA|library", as `profile list` lists them).
-    for (const profiler::Fingerprint& d : *devices)
-      if (d.model == name || d.model + " [" + d.isa + "]" == name)
-        return PredictMeasured(r, *model, d);
+    for (const profiler::Fingerprint& d : *devices) {
+      if (d.model != name && d.model + " [" + d.isa + "]" != name) continue;
+      if (hold_out_gpu_ && d.kind == "gpu") {
+        Result<GpuSpec> spec = SpecOfGpuModel(d.model);
+        if (!spec.ok()) return spec.status().WithContext("--on " + r.on);
+        PredictionRequest as_unmeasured = r;
+        as_unmeasured.on = "gpu:" + spec->name;
+        return PredictElsewhere(as_unmeasured, *model);
+      }
+      return PredictMeasured(r, *model, d);
+    }
     return Status::NotFound("--on " + r.on + ": no profiled device '" + name +
                             "' in the profile store (see `epochcost profile list`)");
   }
@@ -186,8 +194,17 @@ Result<Prediction> Predictor::PredictElsewhere(const PredictionRequest& r, const
     settings.isa = *isa;
   }
   EPOCHCOST_RETURN_IF_ERROR(ApplyCalibration(r, p.device_kind(), &p, &settings));
-  Result<MachinePrediction> m =
-      PredictOnMachine(model, p.lowering, *machine, *references_, settings);
+  const References* refs = &*references_;
+  if (hold_out_gpu_ && machine->gpu) {
+    auto held = held_out_.find(machine->gpu->name);
+    if (held == held_out_.end()) {
+      Result<References> without = LoadReferences(*profiles_, machine->gpu->name);
+      if (!without.ok()) return without.status();
+      held = held_out_.emplace(machine->gpu->name, std::move(*without)).first;
+    }
+    refs = &held->second;
+  }
+  Result<MachinePrediction> m = PredictOnMachine(model, p.lowering, *machine, *refs, settings);
   if (!m.ok()) return m.status();
   p.machine = std::move(*machine);
   p.epoch = m->epoch;

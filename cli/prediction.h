@@ -68,6 +68,9 @@ class Predictor {
                                                  const std::string& catalog);
   Result<Prediction> Predict(const PredictionRequest& request);
   profiler::ProfileStore& profiles() { return *profiles_; }
+  // Predicts every GPU as if it had not been measured: from the other GPUs' profiles only, a
+  // profiled device (device:NAME) as its data/hardware/gpus.csv row (validate --hold-out-gpu).
+  void HoldOutOwnGpu(bool on) { hold_out_gpu_ = on; }
 
  private:
   Predictor() = default;
@@ -85,6 +88,8 @@ class Predictor {
   std::unique_ptr<profiler::ProfileStore> profiles_;
   std::unique_ptr<catalog::CatalogStore> catalog_;
   std::optional<References> references_;
+  bool hold_out_gpu_ = false;
+  std::map<std::string, References> held_out_;   // references without a GPU, by its row name
   std::map<std::string, Model> models_;          // loaded, by the request's model
   std::map<std::string, LoweringCache> caches_;  // by the request's model (a name or a file)
   // Resolved --on targets by (target, GPUs): a catalog target reads every offer of its provider,

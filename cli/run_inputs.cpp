@@ -93,7 +93,8 @@ Result<RunLog> ReadRuns(const RunInputs& in) {
 }
 
 Result<PredictedRuns> ReadAndPredict(const RunInputs& inputs, const std::string& profiles,
-                                     const std::string& catalog, bool calibrated) {
+                                     const std::string& catalog, bool calibrated,
+                                     bool hold_out_gpu) {
   Result<RunLog> log = ReadRuns(inputs);
   if (!log.ok()) return log.status();
   Result<std::unique_ptr<Predictor>> opened = Predictor::Open(profiles, catalog);
@@ -101,6 +102,7 @@ Result<PredictedRuns> ReadAndPredict(const RunInputs& inputs, const std::string&
   PredictedRuns out;
   out.predictor = std::move(*opened);
   Predictor& predictor = *out.predictor;
+  predictor.HoldOutOwnGpu(hold_out_gpu);
   std::vector<std::string> skipped = log->skipped;
   for (const RunRecord& run : log->runs) {
     PredictionRequest r;

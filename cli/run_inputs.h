@@ -43,9 +43,10 @@ struct PredictedRuns {
 // Reads every input and predicts each run (with the stored calibration of its framework when
 // `calibrated` and one exists). A run that cannot be read or predicted (unknown model or
 // instance, a precision the device lacks) is an error naming FILE:LINE, or with --skip-bad a
-// line "epochcost: skipped ..." on stderr.
+// line "epochcost: skipped ..." on stderr. `hold_out_gpu`: Predictor::HoldOutOwnGpu.
 Result<PredictedRuns> ReadAndPredict(const RunInputs& inputs, const std::string& profiles,
-                                     const std::string& catalog, bool calibrated);
+                                     const std::string& catalog, bool calibrated,
+                                     bool hold_out_gpu = false);
 
 // The run log a run was read from, as the command line named it ("@published-runs", a path).
 std::string RunLogOf(const validation::RunRecord& run);

@@ -64,7 +64,8 @@ Result<GpuSpec> SpecOfGpuModel(const std::string& model) {
   return *best;
 }
 
-Result<References> LoadReferences(const profiler::ProfileStore& store) {
+Result<References> LoadReferences(const profiler::ProfileStore& store,
+                                  const std::string& without_gpu) {
   Result<std::vector<profiler::Fingerprint>> devices = store.Devices();
   if (!devices.ok()) return devices.status();
   References refs;
@@ -88,6 +89,7 @@ Result<References> LoadReferences(const profiler::ProfileStore& store) {
     if (d.kind == "gpu") {
       Result<GpuSpec> spec = SpecOfGpuModel(d.model);
       if (!spec.ok()) continue;  // a GPU the tables lack cannot lend its efficiency
+      if (spec->name == without_gpu) continue;
       ReferenceDevice r = Reference(d, *ms, 1);
       if (r.ops.empty()) continue;
       r.roofline = GpuRoofline(*spec);

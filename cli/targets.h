@@ -19,7 +19,10 @@ namespace epochcost::cli {
 // The store's CPU and GPU with the most measurements (at the given precision's dtype and at one
 // thread), as references for scaling. A GPU reference needs a spec-table row for its model
 // (matched by name); a CPU reference uses its measured 1-thread peak GEMM and triad bandwidth.
-Result<References> LoadReferences(const profiler::ProfileStore& store);
+// `without_gpu`: leave out the profiles of that GPU (its data/hardware/gpus.csv row name), to
+// predict it as a GPU nothing was measured on (validate --hold-out-gpu).
+Result<References> LoadReferences(const profiler::ProfileStore& store,
+                                  const std::string& without_gpu = "");
 
 // The spec-table row of a GPU named as drivers name them ("NVIDIA H100 80GB HBM3").
 Result<GpuSpec> SpecOfGpuModel(const std::string& model);

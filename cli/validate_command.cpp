@@ -27,7 +27,7 @@ using validation::ValidationReport;
 struct ValidateOptions {
   RunInputs inputs;
   std::string profiles, catalog, plot;
-  bool calibrated = false, json = false;
+  bool calibrated = false, json = false, hold_out_gpu = false;
 };
 
 std::string Usd(const std::optional<double>& v) { return v ? Number("%.4f", *v) : "-"; }
@@ -91,13 +91,15 @@ std::string CalibrationLines(const std::vector<profiler::StoredCalibration>& cs,
   return s.str();
 }
 
-std::string ReportText(const ValidationReport& r, const std::string& calibrations) {
+std::string ReportText(const ValidationReport& r, const std::string& calibrations,
+                       bool hold_out_gpu) {
   std::ostringstream s;
   s << "Validated " << r.results.size() << (r.results.size() == 1 ? " run (" : " runs (")
     << (calibrations.empty() ? "uncalibrated"
                              : "calibrated where a calibration is stored or shipped")
-    << "): MAPE " << Number("%.1f%%", r.all.mape) << ", worst " << Number("%+.1f%%", r.all.worst)
-    << ", " << r.all.within_10 << " within 10%\n"
+    << (hold_out_gpu ? "; each GPU predicted without its own profile" : "") << "): MAPE "
+    << Number("%.1f%%", r.all.mape) << ", worst " << Number("%+.1f%%", r.all.worst) << ", "
+    << r.all.within_10 << " within 10%\n"
     << calibrations << "\n";
   std::vector<std::vector<std::string>> rows = {{"Model", "Machine", "Framework", "Batch",
                                                  "Precision", "Predicted s", "Measured s", "Error",
@@ -231,7 +233,8 @@ std::string ReportSvg(const ValidationReport& r) {
 }
 
 int Validate(const ValidateOptions& o) {
-  Result<PredictedRuns> predicted = ReadAndPredict(o.inputs, o.profiles, o.catalog, o.calibrated);
+  Result<PredictedRuns> predicted =
+      ReadAndPredict(o.inputs, o.profiles, o.catalog, o.calibrated, o.hold_out_gpu);
   if (!predicted.ok()) return ReportError(predicted.status());
   if (predicted->runs.empty())
     return ReportError(Status::InvalidArgument("no run could be predicted"));
@@ -243,6 +246,7 @@ int Validate(const ValidateOptions& o) {
   }
   if (o.json) {
     nlohmann::ordered_json j = ReportJson(report);
+    if (o.hold_out_gpu) j["hold_out_gpu"] = true;
     if (o.calibrated) {
       // Runs are reported in the order they were predicted: each says whether it was calibrated.
       for (size_t i = 0; i < predicted->runs.size(); ++i)
@@ -264,9 +268,10 @@ int Validate(const ValidateOptions& o) {
     std::cout << j.dump(2) << "\n";
   } else
     std::cout << ReportText(
-        report, o.calibrated
-                    ? CalibrationLines(AppliedCalibrations(predicted->runs), predicted->runs)
-                    : std::string());
+        report,
+        o.calibrated ? CalibrationLines(AppliedCalibrations(predicted->runs), predicted->runs)
+                     : std::string(),
+        o.hold_out_gpu);
   return kExitOk;
 }
 
@@ -451,6 +456,9 @@ void RegisterValidateCommand(CLI::App& app, CommandFn* run) {
   AddRunInputOptions(v, &o->inputs);
   v->add_flag("--calibrated", o->calibrated,
               "Apply the stored calibration of each run's framework, where there is one");
+  v->add_flag("--hold-out-gpu", o->hold_out_gpu,
+              "Predict each GPU run from the other GPUs' profiles only, as if its GPU had never "
+              "been measured (a GPU not profiled)");
   v->add_option("--plot", o->plot, "Write predicted vs measured (SVG, log axes)");
   v->add_flag("--json", o->json, "Print JSON");
   v->add_option("--profiles", o->profiles, "Profile database");
