@@ -101,6 +101,14 @@ ReferenceEfficiencies::ReferenceEfficiencies(ReferenceDevice reference)
 
 namespace {
 
+// Whether an op's efficiency can fall as its batch grows, so that the same op measured at a
+// smaller batch sets no floor under it. cuDNN's batch norm (spatial mode, NCHW) does: on the H200,
+// from batch 32 to 256, `bnorm_fwd dt=bf16 c=128 sp=784` took 26.8x as long and its backward
+// 30.7x, `c=64 sp=3136` 12.6-15.1x; in fp32 from 32 to 128, 6.2-8.3x (docs/accuracy.md).
+bool EfficiencyMayFall(const OpSignature& s) {
+  return s.kind == OpKind::kBatchNormFwd || s.kind == OpKind::kBatchNormBwd;
+}
+
 // e = bound / (t - latency) on `r`, within [1e-4, 1] (1 where t is within the latency).
 double Efficiency(const Roofline& r, const OpSignature& sig, Seconds t) {
   const Seconds work = t - r.latency;
@@ -213,7 +221,7 @@ void ReferenceEfficiencies::Bracket(const OpSignature& sig, Lent* lent) const {
     const double e = index_[i].efficiency;
     const double as_long = AsLongAs(sig, ref_.ops[i].median);
     if (at < mb) {
-      lo = std::max(lo, e);
+      if (!EfficiencyMayFall(sig)) lo = std::max(lo, e);
       hi = std::min(hi, as_long), time_hi = std::min(time_hi, as_long);
     } else if (at > mb) {
       hi = std::min(hi, e);
@@ -342,7 +350,7 @@ ReferenceEfficiencies::Lent ReferenceEfficiencies::For(const OpSignature& sig,
       // The efficiency at which sig takes as long as the edge at the same layer's efficiency.
       const double at_edge =
           same_layer->efficiency * (ref_.roofline.Bound(sig) / ref_.roofline.Bound(edge));
-      const double lo = below ? at_edge : same_layer->efficiency;
+      const double lo = below ? at_edge : (EfficiencyMayFall(sig) ? 1e-4 : same_layer->efficiency);
       const double hi = below ? same_layer->efficiency : at_edge;
       double bounded = std::clamp(lent.efficiency, std::min(lo, hi), hi);
       // And in order along the batches out there: no slower than at twice the batch (below), no

@@ -108,7 +108,7 @@ class ReferenceEfficiencies {
   double Interpolated(const OpSignature& sig) const;
   // Keeps a lent efficiency within what the same op measured at other sizes allows (a layer at
   // other batches; a batched product, row op or element-wise op at other sizes): an op's
-  // efficiency does not fall, and its time does not shrink, as its size grows.
+  // efficiency does not fall (batch norm's may), and its time does not shrink, as its size grows.
   void Bracket(const OpSignature& sig, Lent* lent) const;
   // Keeps an op made only of sizes (a product, a row or element-wise op) no slower than a
   // measured op of the same kind that is at least as large in every size, and no faster than one

@@ -190,6 +190,33 @@ TEST(ScaledTimesTest, PooledReferencesCarryEachOpsEfficiency) {
             "scaled from B GPU (2026-02-03), nearest op's efficiency");
 }
 
+// Batch norm's efficiency may fall as its batch grows (cuDNN's did on the H200): the same layer
+// measured at batch 32 (efficiency 0.5) sets no floor under it at batch 256, which takes the
+// nearest op's 0.1 (a wider layer at batch 32, nearest in bytes); a max pooling layer in the same
+// place is held at its batch-32 efficiency.
+TEST(ScaledTimesTest, BatchNormEfficiencyMayFallWithTheBatch) {
+  const Roofline r = Device(10, 100, 0);
+  const ScaledTimes there = ScaledFromRef(
+      r, {MeasuredAt(r, "bnorm_fwd dt=f32 c=64 mb=32 sp=3136", 0.5),
+          MeasuredAt(r, "bnorm_fwd dt=f32 c=64 mb=32 sp=12544", 0.1),
+          MeasuredAt(r,
+                     "pool_fwd dt=f32 alg=max c=64 ih=56 iw=56 kh=2 kw=2 mb=32 oh=28 ow=28 "
+                     "ph=0 pw=0 sh=2 sw=2",
+                     0.5),
+          MeasuredAt(r,
+                     "pool_fwd dt=f32 alg=max c=64 ih=112 iw=112 kh=2 kw=2 mb=32 oh=56 ow=56 "
+                     "ph=0 pw=0 sh=2 sw=2",
+                     0.1)});
+  const auto& bn = there.EfficiencyFor(Sig("bnorm_fwd dt=f32 c=64 mb=256 sp=3136"));
+  EXPECT_NEAR(bn.efficiency, 0.1, 1e-12);
+  EXPECT_EQ(bn.how, "nearest");
+  const auto& pool =
+      there.EfficiencyFor(Sig("pool_fwd dt=f32 alg=max c=64 ih=56 iw=56 kh=2 kw=2 "
+                              "mb=256 oh=28 ow=28 ph=0 pw=0 sh=2 sw=2"));
+  EXPECT_NEAR(pool.efficiency, 0.5, 1e-12);
+  EXPECT_EQ(pool.how, "bounded");
+}
+
 // A recurrent layer larger than any measured one: the nearest layer's efficiency (0.1) times
 // the efficiency of a product of its per-step shape (0.6) over that of the measured layer's (0.2).
 TEST(ScaledTimesTest, RecurrentLayerScalesWithItsPerStepProduct) {
