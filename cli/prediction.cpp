@@ -19,6 +19,10 @@ std::string MissingMessage(const Prediction& p, const PredictionRequest& r,
     s += "; run: epochcost profile " + r.model +
          (p.gpu ? " --device gpu" : " --threads " + std::to_string(p.threads)) + " --batch " +
          std::to_string(p.batch) + LoweringFlagsCommandLine(r.lowering);
+  // A GPU the hardware table knows can be predicted from the measured ops of every profiled GPU.
+  if (Result<GpuSpec> spec = SpecOfGpuModel(p.device); p.gpu && spec.ok())
+    s += std::string(local ? ", or" : ";") + " to scale it from the ops measured: --on " +
+         (spec->short_name.empty() ? "'gpu:" + spec->name + "'" : "gpu:" + spec->short_name);
   return s;
 }
 
