@@ -275,11 +275,15 @@ int List(const ProfileOptions& o) {
     std::snprintf(us, sizeof us, "%.2f", k.per_op_overhead.seconds() * 1e6);
     std::snprintf(batch, sizeof batch, "%.3f", k.per_step_overhead.seconds() * 1e3);
     std::snprintf(mape, sizeof mape, "%.1f%% -> %.1f%%", k.mape_before, k.mape_after);
-    // A shipped calibration that does not carry to unseen models applies to its own only.
+    // A shipped calibration that does not carry to unseen models applies to its own only, less
+    // those it predicted worse held out.
     const bool any = k.AppliesTo("", nullptr);
+    const size_t worse = k.shipped ? k.ModelsWorse().size() : 0;
+    std::string applies =
+        any ? "any model" : "its " + std::to_string(k.Models().size()) + " models";
+    if (worse > 0) applies += " but " + std::to_string(worse);
     c.push_back({k.framework, k.device_kind, scale, us, batch, std::to_string(k.runs), mape,
-                 any ? "any model" : "its " + std::to_string(k.Models().size()) + " models",
-                 k.fitted_at + (k.shipped ? " (shipped)" : "")});
+                 applies, k.fitted_at + (k.shipped ? " (shipped)" : "")});
   }
   std::cout << "\n" << RenderTable(c, {false, false, true, true, true, true, false, false, false});
   return kExitOk;

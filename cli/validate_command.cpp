@@ -294,31 +294,58 @@ struct CalibrateOptions {
   std::string leave_out;  // "", "model" or "machine": folds by group instead of by index
 };
 
-// "  held out, by thread count: 1 thread 24.6% -> 11.6% (54 runs), 2 threads ...\n" where the
-// runs of a CPU calibration ran at more than one thread count (a framework's thread pools cost
-// differently, docs/accuracy.md), else "".
-std::string ByThreadCount(const validation::CrossValidation& cv,
-                          const std::vector<validation::CalibrationSample>& samples,
-                          const std::vector<int>& threads) {
-  std::map<int, std::vector<size_t>> runs_at;
-  for (size_t i = 0; i < threads.size(); ++i)
-    if (threads[i] > 0) runs_at[threads[i]].push_back(i);
-  if (runs_at.size() < 2) return "";
-  std::string out = "  held out, by thread count:";
-  for (const auto& [t, runs] : runs_at) {
+// Held-out MAPE uncalibrated and calibrated of each group of runs (`label` per run, "" for none),
+// in the order of the labels.
+struct HeldOutGroup {
+  std::string label;
+  double before = 0, after = 0;  // percent
+  size_t runs = 0;
+};
+std::vector<HeldOutGroup> HeldOutBy(const validation::CrossValidation& cv,
+                                    const std::vector<validation::CalibrationSample>& samples,
+                                    const std::vector<std::string>& label) {
+  std::map<std::string, std::vector<size_t>> runs_of;
+  for (size_t i = 0; i < label.size(); ++i)
+    if (!label[i].empty()) runs_of[label[i]].push_back(i);
+  std::vector<HeldOutGroup> out;
+  for (const auto& [l, runs] : runs_of) {
     std::vector<double> before, after, measured;
     for (size_t i : runs) {
       before.push_back(cv.before[i]);
       after.push_back(cv.after[i]);
       measured.push_back(samples[i].measured_seconds);
     }
-    out += (out.back() == ':' ? " " : ", ") + std::to_string(t) +
-           (t == 1 ? " thread " : " threads ") +
-           Number("%.1f%%", validation::Mape(before, measured)) + " -> " +
-           Number("%.1f%%", validation::Mape(after, measured)) + " (" +
-           std::to_string(runs.size()) + " runs)";
+    out.push_back(
+        {l, validation::Mape(before, measured), validation::Mape(after, measured), runs.size()});
   }
+  return out;
+}
+
+// "  held out, by TITLE: LABEL 24.6% -> 11.6% (54 runs), ...\n", or "" for fewer than two groups.
+std::string HeldOutLine(const std::string& title, const std::vector<HeldOutGroup>& groups) {
+  if (groups.size() < 2) return "";
+  std::string out = "  held out, by " + title + ":";
+  for (const HeldOutGroup& g : groups)
+    out += (out.back() == ':' ? " " : ", ") + g.label + " " + Number("%.1f%%", g.before) + " -> " +
+           Number("%.1f%%", g.after) + " (" + std::to_string(g.runs) +
+           (g.runs == 1 ? " run)" : " runs)");
   return out + "\n";
+}
+
+// The line for the thread counts of a CPU calibration's runs (a framework's thread pools cost
+// differently, docs/accuracy.md): "1 thread", "2 threads"; 0 (a GPU run) is no group.
+std::string ByThreadCount(const validation::CrossValidation& cv,
+                          const std::vector<validation::CalibrationSample>& samples,
+                          const std::vector<int>& threads) {
+  std::vector<std::string> label;
+  for (int t : threads)
+    label.push_back(t <= 0 ? "" : std::to_string(t) + (t == 1 ? " thread" : " threads"));
+  std::vector<HeldOutGroup> groups = HeldOutBy(cv, samples, label);
+  // By thread count, not by the labels' text ("10 threads" after "2 threads").
+  std::sort(groups.begin(), groups.end(), [](const HeldOutGroup& a, const HeldOutGroup& b) {
+    return std::stoi(a.label) < std::stoi(b.label);
+  });
+  return HeldOutLine("thread count", groups);
 }
 
 int Calibrate(const CalibrateOptions& o) {
@@ -383,6 +410,8 @@ int Calibrate(const CalibrateOptions& o) {
               << Number("%.1f%%", cv->worst_before) << " -> " << Number("%.1f%%", cv->worst_after)
               << "\n"
               << ByThreadCount(*cv, samples, threads_of[key]);
+    const std::vector<HeldOutGroup> per_model = HeldOutBy(*cv, samples, model_of[key]);
+    std::cout << HeldOutLine("model", per_model);
     // A correction that predicts runs it was not fitted to worse than no correction is not kept.
     if (cv->mape_after >= cv->mape_before && !o.keep_worse) {
       std::cout << "  not kept: it predicts the held-out runs worse than no calibration "
@@ -392,10 +421,22 @@ int Calibrate(const CalibrateOptions& o) {
     }
     // For --csv (the shipped calibrations): the models it was fitted to, and whether it carries
     // to a model it has not seen, one model held out at a time.
-    std::string origin, models;
+    std::string origin, models, models_worse;
     for (const std::string& log : logs_of[key]) origin += (origin.empty() ? "" : " ") + log;
     std::optional<validation::CrossValidation> by_model;
     if (!o.csv.empty()) {
+      // A shipped calibration is not applied to a model of its fit whose runs it predicted worse
+      // than no calibration, held out.
+      std::string names;
+      for (const HeldOutGroup& g : per_model)
+        if (g.after > g.before) {
+          models_worse += (models_worse.empty() ? "" : " ") + g.label + "=" +
+                          Number("%.1f", g.before) + "/" + Number("%.1f", g.after);
+          names += (names.empty() ? "" : ", ") + g.label;
+        }
+      if (!names.empty())
+        std::cout << "  shipped, not applied to " << names
+                  << " (held out, their runs predicted worse than uncalibrated)\n";
       for (const std::string& m : std::set<std::string>(model_of[key].begin(), model_of[key].end()))
         models += (models.empty() ? "" : " ") + m;
       const std::vector<int> model_folds = FoldsOf(model_of[key]);
@@ -423,7 +464,8 @@ int Calibrate(const CalibrateOptions& o) {
          .per_step_overhead = c->per_step_overhead,
          .models = models,
          .model_mape_before = by_model ? std::optional(by_model->mape_before) : std::nullopt,
-         .model_mape_after = by_model ? std::optional(by_model->mape_after) : std::nullopt});
+         .model_mape_after = by_model ? std::optional(by_model->mape_after) : std::nullopt,
+         .models_worse = models_worse});
   }
   if (fitted.empty())
     return ReportError(Status::InvalidArgument(

@@ -19,7 +19,7 @@ namespace {
 constexpr const char* kColumns[] = {
     "framework", "device_kind", "kernel_scale",      "per_op_overhead_us", "per_step_overhead_ms",
     "runs",      "folds",       "mape_before",       "mape_after",         "fitted_at",
-    "origin",    "models",      "model_mape_before", "model_mape_after"};
+    "origin",    "models",      "model_mape_before", "model_mape_after",   "models_worse"};
 
 std::string G6(double v) {
   char text[32];
@@ -79,6 +79,19 @@ Result<StoredCalibration> ReadRow(const CsvTable& t, const CsvRecord& r) {
   c.fitted_at = field("fitted_at");
   c.origin = field("origin");
   c.models = field("models");
+  // Files written before the column existed have none: every model of the fit applies.
+  if (t.Column("models_worse").ok()) c.models_worse = field("models_worse");
+  std::istringstream worse(c.models_worse);
+  for (std::string w; worse >> w;) {
+    const size_t eq = w.rfind('='), slash = w.rfind('/');
+    if (eq == std::string::npos || slash == std::string::npos || slash < eq)
+      return Status::InvalidArgument("models_worse: '" + w + "' is not MODEL=BEFORE/AFTER");
+    if (!c.Models().contains(w.substr(0, eq)))
+      return Status::InvalidArgument("models_worse: " + w.substr(0, eq) +
+                                     " is not among its models");
+    for (const std::string& n : {w.substr(eq + 1, slash - eq - 1), w.substr(slash + 1)})
+      if (Result<double> v = NumberAtLeast(n, "models_worse", 0); !v.ok()) return v.status();
+  }
   // Both or neither: a calibration judged with one model per fold, or one that was not.
   const std::string before = field("model_mape_before"), after = field("model_mape_after");
   if (before.empty() != after.empty())
@@ -106,7 +119,8 @@ std::string CalibrationsCsv(const std::vector<StoredCalibration>& cs) {
         << "," << c.runs << "," << c.folds << "," << G6(c.mape_before) << "," << G6(c.mape_after)
         << "," << c.fitted_at << "," << Quoted(c.origin) << "," << Quoted(c.models) << ","
         << (c.model_mape_before ? G6(*c.model_mape_before) : "") << ","
-        << (c.model_mape_after ? G6(*c.model_mape_after) : "") << "\n";
+        << (c.model_mape_after ? G6(*c.model_mape_after) : "") << "," << Quoted(c.models_worse)
+        << "\n";
   return out.str();
 }
 
@@ -115,7 +129,8 @@ Result<std::vector<StoredCalibration>> ParseCalibrationsCsv(std::string_view tex
   Result<CsvTable> t = CsvTable::Parse(text, origin);
   if (!t.ok()) return t.status();
   for (const char* column : kColumns)
-    if (Result<int> c = t->Column(column); !c.ok()) return c.status();
+    if (Result<int> c = t->Column(column); !c.ok() && std::string(column) != "models_worse")
+      return c.status();
   std::vector<StoredCalibration> out;
   for (const CsvRecord& r : t->records()) {
     Result<StoredCalibration> c = ReadRow(*t, r);

@@ -291,8 +291,32 @@ std::set<std::string> StoredCalibration::Words(const std::string& list) {
   return out;
 }
 
+std::map<std::string, std::pair<double, double>> StoredCalibration::ModelsWorse() const {
+  std::map<std::string, std::pair<double, double>> out;
+  for (const std::string& w : Words(models_worse)) {
+    const size_t eq = w.rfind('='), slash = w.rfind('/');
+    if (eq == std::string::npos || slash == std::string::npos || slash < eq) continue;
+    out[w.substr(0, eq)] = {std::atof(w.substr(eq + 1, slash - eq - 1).c_str()),
+                            std::atof(w.substr(slash + 1).c_str())};
+  }
+  return out;
+}
+
 bool StoredCalibration::AppliesTo(const std::string& model, std::string* why) const {
-  if (!shipped || !model_mape_before || !model_mape_after) return true;
+  if (!shipped) return true;
+  if (const auto worse = ModelsWorse(); worse.contains(model)) {
+    char figures[96];
+    std::snprintf(figures, sizeof figures, "MAPE %.1f%% uncalibrated, %.1f%% calibrated",
+                  worse.at(model).first, worse.at(model).second);
+    if (why)
+      *why = "the shipped " + framework + " calibration on " + device_kind +
+             " was not applied to " + model + ": held out in its " + std::to_string(folds) +
+             "-fold cross-validation, it predicted " + model +
+             "'s runs worse than no calibration (" + figures +
+             "); fit one to runs of yours: epochcost calibrate RUNS...";
+    return false;
+  }
+  if (!model_mape_before || !model_mape_after) return true;
   if (Models().contains(model) || *model_mape_after < *model_mape_before) return true;
   char figures[96];
   std::snprintf(figures, sizeof figures, "MAPE %.1f%% uncalibrated, %.1f%% calibrated",

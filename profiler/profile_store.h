@@ -5,6 +5,7 @@
 #ifndef EPOCHCOST_PROFILER_PROFILE_STORE_H_
 #define EPOCHCOST_PROFILER_PROFILE_STORE_H_
 
+#include <map>
 #include <memory>
 #include <optional>
 #include <set>
@@ -54,13 +55,20 @@ struct StoredCalibration {
   // MAPE with one model per fold (does it carry to a model it has not seen?); unset elsewhere.
   std::string models;
   std::optional<double> model_mape_before, model_mape_after;
+  // Shipped ones: the models of its fit whose runs it predicted worse than no calibration, held
+  // out in its K-fold cross-validation, as "MODEL=BEFORE/AFTER" (held-out MAPE, percent),
+  // space-separated; it is not applied to them.
+  std::string models_worse;
 
-  // Whether it applies to `model`: always, except a shipped one to a model outside its fit when
-  // it does not predict unseen models better than no calibration (then `why` says so).
+  // Whether it applies to `model`: always, except a shipped one to a model of `models_worse`, or to
+  // a model outside its fit when it does not predict unseen models better than no calibration
+  // (then `why` says so).
   bool AppliesTo(const std::string& model, std::string* why) const;
   // The run logs of `origin` and the models of `models`, each list split at its spaces.
   std::set<std::string> RunLogs() const { return Words(origin); }
   std::set<std::string> Models() const { return Words(models); }
+  // The models of `models_worse`, with their held-out MAPE uncalibrated and calibrated.
+  std::map<std::string, std::pair<double, double>> ModelsWorse() const;
 
   KernelCorrection correction() const { return {kernel_scale, per_op_overhead, per_step_overhead}; }
 

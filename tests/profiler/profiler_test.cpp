@@ -474,6 +474,29 @@ TEST(CalibrationTable, ShippedAppliesToItsModelsOrWhereItCarries) {
   EXPECT_TRUE(c.AppliesTo("vit_b16", nullptr));
 }
 
+// A model of its fit whose runs a shipped calibration predicted worse than none, held out, is
+// left uncalibrated, with the figures; a user's calibration applies to it.
+TEST(CalibrationTable, ShippedSkipsTheModelsItPredictedWorse) {
+  StoredCalibration c{.framework = "pytorch",
+                      .device_kind = "gpu",
+                      .folds = 5,
+                      .shipped = true,
+                      .models = "gpt2_small mnist_mlp",
+                      .model_mape_before = 35.2,
+                      .model_mape_after = 35.3,
+                      .models_worse = "gpt2_small=4.1/20.5"};
+  std::string why;
+  EXPECT_TRUE(c.AppliesTo("mnist_mlp", &why));
+  EXPECT_FALSE(c.AppliesTo("gpt2_small", &why));
+  EXPECT_EQ(why,
+            "the shipped pytorch calibration on gpu was not applied to gpt2_small: held out in its "
+            "5-fold cross-validation, it predicted gpt2_small's runs worse than no calibration "
+            "(MAPE 4.1% uncalibrated, 20.5% calibrated); fit one to runs of yours: epochcost "
+            "calibrate RUNS...");
+  c.shipped = false;
+  EXPECT_TRUE(c.AppliesTo("gpt2_small", nullptr));
+}
+
 TEST(CalibrationTable, WritesAndReadsBack) {
   const StoredCalibration c{.framework = "keras+tensorflow",
                             .device_kind = "gpu",
@@ -485,13 +508,19 @@ TEST(CalibrationTable, WritesAndReadsBack) {
                             .mape_after = 52.6697,
                             .fitted_at = "2026-11-25",
                             .origin = "@published-runs \"my runs\".csv",
-                            .per_step_overhead = Seconds::FromMilliseconds(3.16155)};
+                            .per_step_overhead = Seconds::FromMilliseconds(3.16155),
+                            .models = "mnist_cnn mnist_mlp",
+                            .model_mape_before = 72.8,
+                            .model_mape_after = 55.4,
+                            .models_worse = "mnist_mlp=71/182"};
   const std::string csv = CalibrationsCsv({c});
   EXPECT_EQ(csv,
             "framework,device_kind,kernel_scale,per_op_overhead_us,per_step_overhead_ms,runs,folds,"
-            "mape_before,mape_after,fitted_at,origin,models,model_mape_before,model_mape_after\n"
+            "mape_before,mape_after,fitted_at,origin,models,model_mape_before,model_mape_after,"
+            "models_worse\n"
             "keras+tensorflow,gpu,3.35274,23.7044,3.16155,7,5,72.7936,52.6697,2026-11-25,"
-            "\"@published-runs \"\"my runs\"\".csv\",\"\",,\n");
+            "\"@published-runs \"\"my runs\"\".csv\",\"mnist_cnn mnist_mlp\",72.8,55.4,"
+            "\"mnist_mlp=71/182\"\n");
   Result<std::vector<StoredCalibration>> back = ParseCalibrationsCsv(csv, "t.csv");
   ASSERT_TRUE(back.ok()) << back.status().message();
   ASSERT_EQ(back->size(), 1u);
@@ -501,6 +530,8 @@ TEST(CalibrationTable, WritesAndReadsBack) {
   EXPECT_NEAR((*back)[0].per_step_overhead.seconds(), 3.16155e-3, 1e-15);
   EXPECT_EQ((*back)[0].runs, 7);
   EXPECT_EQ((*back)[0].origin, c.origin);
+  EXPECT_EQ((*back)[0].models_worse, c.models_worse);
+  EXPECT_EQ((*back)[0].ModelsWorse().at("mnist_mlp"), std::make_pair(71.0, 182.0));
   EXPECT_FALSE((*back)[0].shipped);
 }
 
@@ -527,6 +558,18 @@ TEST(CalibrationTable, BadRowsAreErrorsNamingLineAndField) {
       "c.csv:3: a second pytorch calibration on cpu");
   EXPECT_EQ(error("pytorch,cpu,1,0,0,5,5,10,5,2026-11-25,x,m,30,\n"),
             "c.csv:2: model_mape_before and model_mape_after: one is empty");
+  // A file from before the models_worse column reads as none; one with it is checked.
+  EXPECT_EQ(error("pytorch,cpu,1,0,0,5,5,10,5,2026-11-25,x,m,,\n"), "ok");
+  const std::string with_worse = head.substr(0, head.size() - 1) + ",models_worse\n";
+  auto worse_error = [&](const std::string& worse) {
+    Result<std::vector<StoredCalibration>> r = ParseCalibrationsCsv(
+        with_worse + "pytorch,cpu,1,0,0,5,5,10,5,2026-11-25,x,m n,,," + worse + "\n", "c.csv");
+    return r.ok() ? std::string("ok") : r.status().message();
+  };
+  EXPECT_EQ(worse_error("m=1/2"), "ok");
+  EXPECT_EQ(worse_error("m"), "c.csv:2: models_worse: 'm' is not MODEL=BEFORE/AFTER");
+  EXPECT_EQ(worse_error("x=1/2"), "c.csv:2: models_worse: x is not among its models");
+  EXPECT_EQ(worse_error("m=1/lots"), "c.csv:2: models_worse 'lots' is not a number");
   Result<std::vector<StoredCalibration>> no_origin =
       ParseCalibrationsCsv("framework,device_kind\npytorch,cpu\n", "c.csv");
   ASSERT_FALSE(no_origin.ok());
