@@ -176,11 +176,6 @@ Result<Prediction> Predictor::PredictElsewhere(const PredictionRequest& r, const
     if (!cat.ok()) return cat.status();
     catalog_ = std::move(*cat);
   }
-  if (!references_) {
-    Result<References> refs = LoadReferences(*profiles_);
-    if (!refs.ok()) return refs.status();
-    references_ = std::move(*refs);
-  }
   auto target = targets_.find({r.on, r.gpus});
   if (target == targets_.end())
     target =
@@ -198,17 +193,16 @@ Result<Prediction> Predictor::PredictElsewhere(const PredictionRequest& r, const
     settings.isa = *isa;
   }
   EPOCHCOST_RETURN_IF_ERROR(ApplyCalibration(r, p.device_kind(), &p, &settings));
-  const References* refs = &*references_;
-  if (hold_out_gpu_ && machine->gpu) {
-    auto held = held_out_.find(machine->gpu->name);
-    if (held == held_out_.end()) {
-      Result<References> without = LoadReferences(*profiles_, machine->gpu->name);
-      if (!without.ok()) return without.status();
-      held = held_out_.emplace(machine->gpu->name, std::move(*without)).first;
-    }
-    refs = &held->second;
+  // The measured references, loaded once (for each GPU held out).
+  const std::string without = hold_out_gpu_ && machine->gpu ? machine->gpu->name : "";
+  auto refs = references_.find(without);
+  if (refs == references_.end()) {
+    Result<References> loaded = LoadReferences(*profiles_, without);
+    if (!loaded.ok()) return loaded.status();
+    refs = references_.emplace(without, std::move(*loaded)).first;
   }
-  Result<MachinePrediction> m = PredictOnMachine(model, p.lowering, *machine, *refs, settings);
+  Result<MachinePrediction> m =
+      PredictOnMachine(model, p.lowering, *machine, refs->second, settings);
   if (!m.ok()) return m.status();
   p.machine = std::move(*machine);
   p.epoch = m->epoch;

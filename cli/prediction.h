@@ -87,9 +87,9 @@ class Predictor {
   std::string catalog_path_;
   std::unique_ptr<profiler::ProfileStore> profiles_;
   std::unique_ptr<catalog::CatalogStore> catalog_;
-  std::optional<References> references_;
   bool hold_out_gpu_ = false;
-  std::map<std::string, References> held_out_;   // references without a GPU, by its row name
+  // The measured references by the GPU left out of them (its gpus.csv row; "" for none).
+  std::map<std::string, References> references_;
   std::map<std::string, Model> models_;          // loaded, by the request's model
   std::map<std::string, LoweringCache> caches_;  // by the request's model (a name or a file)
   // Resolved --on targets by (target, GPUs): a catalog target reads every offer of its provider,

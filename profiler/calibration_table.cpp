@@ -81,17 +81,12 @@ Result<StoredCalibration> ReadRow(const CsvTable& t, const CsvRecord& r) {
   c.models = field("models");
   // Files written before the column existed have none: every model of the fit applies.
   if (t.Column("models_worse").ok()) c.models_worse = field("models_worse");
-  std::istringstream worse(c.models_worse);
-  for (std::string w; worse >> w;) {
-    const size_t eq = w.rfind('='), slash = w.rfind('/');
-    if (eq == std::string::npos || slash == std::string::npos || slash < eq)
-      return Status::InvalidArgument("models_worse: '" + w + "' is not MODEL=BEFORE/AFTER");
-    if (!c.Models().contains(w.substr(0, eq)))
-      return Status::InvalidArgument("models_worse: " + w.substr(0, eq) +
-                                     " is not among its models");
-    for (const std::string& n : {w.substr(eq + 1, slash - eq - 1), w.substr(slash + 1)})
-      if (Result<double> v = NumberAtLeast(n, "models_worse", 0); !v.ok()) return v.status();
-  }
+  Result<std::map<std::string, std::pair<double, double>>> worse =
+      StoredCalibration::ParseModelsWorse(c.models_worse);
+  if (!worse.ok()) return worse.status();
+  for (const auto& [model, figures] : *worse)
+    if (!c.Models().contains(model))
+      return Status::InvalidArgument("models_worse: " + model + " is not among its models");
   // Both or neither: a calibration judged with one model per fold, or one that was not.
   const std::string before = field("model_mape_before"), after = field("model_mape_after");
   if (before.empty() != after.empty())

@@ -291,15 +291,32 @@ std::set<std::string> StoredCalibration::Words(const std::string& list) {
   return out;
 }
 
-std::map<std::string, std::pair<double, double>> StoredCalibration::ModelsWorse() const {
+Result<std::map<std::string, std::pair<double, double>>> StoredCalibration::ParseModelsWorse(
+    const std::string& list) {
   std::map<std::string, std::pair<double, double>> out;
-  for (const std::string& w : Words(models_worse)) {
+  for (const std::string& w : Words(list)) {
     const size_t eq = w.rfind('='), slash = w.rfind('/');
-    if (eq == std::string::npos || slash == std::string::npos || slash < eq) continue;
-    out[w.substr(0, eq)] = {std::atof(w.substr(eq + 1, slash - eq - 1).c_str()),
-                            std::atof(w.substr(slash + 1).c_str())};
+    if (eq == std::string::npos || slash == std::string::npos || slash < eq)
+      return Status::InvalidArgument("models_worse: '" + w + "' is not MODEL=BEFORE/AFTER");
+    double figures[2];
+    const std::string texts[2] = {w.substr(eq + 1, slash - eq - 1), w.substr(slash + 1)};
+    for (int i = 0; i < 2; ++i) {
+      char* end = nullptr;
+      figures[i] = std::strtod(texts[i].c_str(), &end);
+      if (texts[i].empty() || end != texts[i].c_str() + texts[i].size() ||
+          !std::isfinite(figures[i]))
+        return Status::InvalidArgument("models_worse '" + texts[i] + "' is not a number");
+      if (figures[i] < 0)
+        return Status::InvalidArgument("models_worse " + texts[i] + " is not at least 0");
+    }
+    out[w.substr(0, eq)] = {figures[0], figures[1]};
   }
   return out;
+}
+
+std::map<std::string, std::pair<double, double>> StoredCalibration::ModelsWorse() const {
+  Result<std::map<std::string, std::pair<double, double>>> parsed = ParseModelsWorse(models_worse);
+  return parsed.ok() ? *parsed : std::map<std::string, std::pair<double, double>>{};
 }
 
 bool StoredCalibration::AppliesTo(const std::string& model, std::string* why) const {

@@ -67,8 +67,13 @@ struct StoredCalibration {
   // The run logs of `origin` and the models of `models`, each list split at its spaces.
   std::set<std::string> RunLogs() const { return Words(origin); }
   std::set<std::string> Models() const { return Words(models); }
-  // The models of `models_worse`, with their held-out MAPE uncalibrated and calibrated.
+  // The models of `models_worse`, with their held-out MAPE uncalibrated and calibrated (none
+  // where the list does not parse; the shipped table is checked when read).
   std::map<std::string, std::pair<double, double>> ModelsWorse() const;
+  // A `models_worse` list, or an error naming the entry that is not MODEL=BEFORE/AFTER with
+  // BEFORE and AFTER numbers at least 0.
+  static Result<std::map<std::string, std::pair<double, double>>> ParseModelsWorse(
+      const std::string& list);
 
   KernelCorrection correction() const { return {kernel_scale, per_op_overhead, per_step_overhead}; }
 
