@@ -112,6 +112,8 @@ bool AlwaysAten(OpKind kind) {
 
 void Lowerer::Emit(OpKind kind, Dims dims, const std::string& layer, std::string alg, int count) {
   if (o_.aten_kernels && AlwaysAten(kind)) dims["aten"] = 1;
+  if (o_.aten_batch_norm && (kind == OpKind::kBatchNormFwd || kind == OpKind::kBatchNormBwd))
+    dims["aten"] = 1;
   OpSignature sig{
       .kind = kind, .dtype = o_.precision, .alg = std::move(alg), .dims = std::move(dims)};
   const std::string key = sig.ToString();

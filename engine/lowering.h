@@ -49,6 +49,11 @@ struct LoweringOptions {
   // for-loop implementation, with zero_grad and gradient accumulation). Those signatures carry
   // aten=1 and are timed as PyTorch runs them (profiler/cpu/aten_kernels.h).
   bool aten_kernels = false;
+  // PyTorch on a GPU runs batch norm in its own kernels (native_batch_norm), not cuDNN's, when
+  // the weights are 16-bit (the whole model in bf16 or fp16): cudnn_batch_norm takes 16-bit
+  // input only with float weights. Those signatures carry aten=1 (profiler/gpu/kernels.h,
+  // AtenBatchNormFwd).
+  bool aten_batch_norm = false;
 };
 
 // One signature and how often a step runs it.

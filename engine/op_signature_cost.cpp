@@ -135,7 +135,7 @@ Bytes OpSignature::bytes() const {
                                       : static_cast<double>(dim("n"));
   const double rows_c = double(dim("rows")) * double(dim("c"));
   const double mb = static_cast<double>(dim("mb"));
-  const bool aten = dim("aten") != 0;  // timed as PyTorch's own CPU kernel (lowering.h)
+  const bool aten = dim("aten") != 0;  // timed as PyTorch's own kernel (lowering.h)
   double b = 0;
   switch (kind) {
     case OpKind::kConvFwd:
@@ -165,11 +165,13 @@ Bytes OpSignature::bytes() const {
         b += mb * double(dim("c")) *
              (8 * OutMap(*this) + (kind == OpKind::kPoolBwd ? e * InMap(*this) : 0));
       break;
+    // PyTorch's own kernels (aten=1, on a GPU) read x twice: the forward once for the
+    // statistics and once to normalise, the backward x and dy once to reduce and again for dx.
     case OpKind::kBatchNormFwd:
-      b = 2 * e * mb * double(dim("c")) * double(dim("sp"));
+      b = (aten ? 3 : 2) * e * mb * double(dim("c")) * double(dim("sp"));
       break;
     case OpKind::kBatchNormBwd:
-      b = 3 * e * mb * double(dim("c")) * double(dim("sp"));
+      b = (aten ? 5 : 3) * e * mb * double(dim("c")) * double(dim("sp"));
       break;
     case OpKind::kLayerNormFwd:
     case OpKind::kSoftmaxFwd:

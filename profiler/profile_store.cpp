@@ -333,8 +333,18 @@ bool StoredCalibration::AppliesTo(const std::string& model, std::string* why) co
              "); fit one to runs of yours: epochcost calibrate RUNS...";
     return false;
   }
-  if (!model_mape_before || !model_mape_after) return true;
-  if (Models().contains(model) || *model_mape_after < *model_mape_before) return true;
+  if (Models().contains(model)) return true;
+  if (!model_mape_before || !model_mape_after) {
+    if (models.empty()) return true;  // no record of the models it was fitted to
+    // Fitted to one model: no model was held out, so nothing says it carries to another.
+    if (why)
+      *why = "the shipped " + framework + " calibration on " + device_kind +
+             " was not applied to " + model + ": it was fitted to " + models +
+             " only, so whether it carries to another model is not known; fit one to runs of "
+             "yours: epochcost calibrate RUNS...";
+    return false;
+  }
+  if (*model_mape_after < *model_mape_before) return true;
   char figures[96];
   std::snprintf(figures, sizeof figures, "MAPE %.1f%% uncalibrated, %.1f%% calibrated",
                 *model_mape_before, *model_mape_after);

@@ -67,6 +67,18 @@ cudaError_t LayerNormBwd(const void* x, const void* dy, const void* gamma, const
                          const float* rstd, void* dx, float* dgamma, float* dbeta, int64_t rows,
                          int64_t c, Elem t, cudaStream_t stream);
 
+// PyTorch's own batch norm over NCHW tensors (mb, c, sp) in training mode, as ATen runs it on a
+// GPU where it does not call cuDNN's (16-bit weights: cuDNN's wants float ones). The forward
+// saves the float mean and 1/std per channel, updates the running statistics and writes y; the
+// backward writes dx and the gradients of gamma and beta. gamma, beta, the running statistics and
+// the gradients are of the tensor's type.
+cudaError_t AtenBatchNormFwd(const void* x, const void* gamma, const void* beta, void* y,
+                             float* mean, float* invstd, void* run_mean, void* run_var, int64_t mb,
+                             int64_t c, int64_t sp, Elem t, cudaStream_t stream);
+cudaError_t AtenBatchNormBwd(const void* x, const void* dy, const void* gamma, const float* mean,
+                             const float* invstd, void* dx, void* dgamma, void* dbeta, int64_t mb,
+                             int64_t c, int64_t sp, Elem t, cudaStream_t stream);
+
 // out[r] = table[ids[r]]; the backward zeroes the dense table gradient (float) and adds each
 // row's gradient into it.
 cudaError_t EmbeddingFwd(const int32_t* ids, const void* table, void* out, int64_t rows,

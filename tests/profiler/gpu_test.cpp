@@ -50,6 +50,8 @@ TEST_F(GpuTest, EveryOpKindRunsInEveryPrecision) {
       "pool_bwd alg=avg mb=8 c=16 ih=28 iw=28 oh=14 ow=14 kh=2 kw=2 sh=2 sw=2 ph=0 pw=0",
       "bnorm_fwd c=16 mb=8 sp=196",
       "bnorm_bwd c=16 mb=8 sp=196",
+      "bnorm_fwd aten=1 c=16 mb=8 sp=196",
+      "bnorm_bwd aten=1 c=16 mb=8 sp=196",
       "lnorm_fwd c=768 rows=256",
       "lnorm_bwd c=768 rows=256",
       "eltwise_fwd alg=gelu n=100000",

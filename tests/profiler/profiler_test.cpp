@@ -440,7 +440,7 @@ TEST_F(ProfileStoreTest, ShippedCalibrationsAnswerUntilTheUserFitsOne) {
   EXPECT_FALSE(after->shipped);
   EXPECT_DOUBLE_EQ(after->kernel_scale, 1.25);
   EXPECT_EQ((*store)->Calibrations()->size(), shipped->size());
-  Result<StoredCalibration> gpu = (*store)->FindCalibration("pytorch", "gpu");
+  Result<StoredCalibration> gpu = (*store)->FindCalibration("pytorch-ngc", "gpu");
   ASSERT_TRUE(gpu.ok());
   EXPECT_TRUE(gpu->shipped);
   // Forgetting the user's calibration brings the shipped one back; the shipped ones stay.
@@ -448,6 +448,22 @@ TEST_F(ProfileStoreTest, ShippedCalibrationsAnswerUntilTheUserFitsOne) {
   EXPECT_TRUE((*store)->FindCalibration("pytorch", "cpu")->shipped);
   EXPECT_EQ(*(*store)->ForgetCalibrations("pytorch"), 0);
   EXPECT_EQ((*store)->Calibrations()->size(), shipped->size());
+}
+
+// Regression: a shipped calibration fitted to one model (pytorch-ngc, Lambda's ResNet50 v1.5
+// runs) was applied to every other model, though no model could be held out to show it carries.
+TEST(CalibrationTable, ShippedFromOneModelAppliesToThatModelOnly) {
+  StoredCalibration c{
+      .framework = "pytorch-ngc", .device_kind = "gpu", .shipped = true, .models = "resnet50_v1_5"};
+  std::string why;
+  EXPECT_TRUE(c.AppliesTo("resnet50_v1_5", &why));
+  EXPECT_FALSE(c.AppliesTo("vit_b16", &why));
+  EXPECT_EQ(why,
+            "the shipped pytorch-ngc calibration on gpu was not applied to vit_b16: it was fitted "
+            "to resnet50_v1_5 only, so whether it carries to another model is not known; fit one "
+            "to runs of yours: epochcost calibrate RUNS...");
+  c.shipped = false;  // a user's own applies to any model
+  EXPECT_TRUE(c.AppliesTo("vit_b16", &why));
 }
 
 // A shipped calibration applies to the models it was fitted to, and to others only where one

@@ -13,7 +13,9 @@
 # with that optimizer instead of each model's. The PyTorch steps are also appended to
 # $OUT/runs.csv as a run log (docs/run-logs.md). DEADLINE=S (seconds since the epoch) cuts every
 # command short so that the whole script ends by then; the profile is exported after each
-# precision, so a cut run still brings back what it measured.
+# precision, so a cut run still brings back what it measured. IMPORT=FILE imports that profile
+# export (a shipped data/profiles file) into the store first, so that only the signatures it
+# lacks are measured; the store lasts between runs on the same machine.
 # Usage: MODELS="..." PRECISIONS="fp32 bf16" PHASES="tests profile torch predict" tools/gpu/measure.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -67,6 +69,11 @@ bin="$ec/run $ec/bin/epochcost"
   python3 -c "import torch; print('torch', torch.__version__, 'cudnn', torch.backends.cudnn.version())"
 } >>"$out/log.txt" 2>&1
 
+if [ -n "${IMPORT:-}" ]; then
+  log "profile import $IMPORT"
+  $bin profile import "$IMPORT" >>"$out/log.txt" 2>&1
+  log "import exit $?"
+fi
 if [[ " $phases " == *" tests "* ]]; then
   log "GPU tests"
   timeout "$(left 90)" $ec/run $ec/bin/profiler_tests --gtest_filter='Gpu*' >"$out/tests.txt" 2>&1
