@@ -90,7 +90,18 @@ Roofline GpuRoofline(const GpuSpec& g) {
   const double lane_rate = 2 * g.sm_count * g.boost_clock_mhz * 1e6;  // FLOP/s per lane
   if (dual_fp32_generation && lane_rate > 0 && g.fp32.value() / lane_rate > 1.5 * kConvLanes)
     r.fp32_conv = FlopsPerSecond::FromFlopsPerSecond(kConvLanes * lane_rate);
+  r.sm_clock = g.sm_count * g.boost_clock_mhz * 1e6;
   return r;
+}
+
+Seconds CarriedWork(const Roofline& from, const Roofline& to, const OpSignature& sig, Flops flops,
+                    Bytes bytes, double e) {
+  const Seconds bound_to = to.Bound(sig, flops, bytes);
+  if (ClassOf(sig.kind) != OpClass::kMemory || from.kind != DeviceKind::kGpu ||
+      to.kind != DeviceKind::kGpu || from.sm_clock <= 0 || to.sm_clock <= 0)
+    return bound_to / e;
+  const Seconds bound_from = from.Bound(sig, flops, bytes);
+  return bound_to + (bound_from / e - bound_from) * (from.sm_clock / to.sm_clock);
 }
 
 Roofline CpuRoofline(const CpuSpec& c, double cores, BytesPerSecond per_core, int sockets) {

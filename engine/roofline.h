@@ -26,6 +26,9 @@ struct Roofline {
   FlopsPerSecond bf16_tensor;  // 0: none
   BytesPerSecond bandwidth;
   Seconds latency;  // the floor of one op's time
+  // A GPU's SMs x boost clock (Hz), 0 where unknown or on a CPU: the rate of the work a
+  // memory-bound kernel does besides streaming its bytes (see CarriedWork).
+  double sm_clock = 0;
 
   // The rate an op of this kind and precision can reach: tensor-core rates for the GEMM-like ops
   // (convolution, inner product, matmul, RNN) where the device has them, else the fp32 rate.
@@ -52,6 +55,17 @@ Roofline GpuRoofline(const GpuSpec& g);
 // `cores` physical cores of one CPU family, memory bandwidth `per_core` each up to the sockets'
 // total (`sockets` x the family's per-socket figure, where known).
 Roofline CpuRoofline(const CpuSpec& c, double cores, BytesPerSecond per_core, int sockets = 1);
+
+// The time beyond the latency that an op of `flops` and `bytes` takes on `to`, where it ran at
+// efficiency `e` (bound / (time - latency)) on `from`. In general bound_to / e: the efficiency
+// carries. For a memory-bound op (OpClass::kMemory) between two GPUs whose SMs x clock are known,
+// the bound carries at full speed and only the time above it is carried, at the ratio of SMs x
+// clock: bound_to + (bound_from / e - bound_from) x sm_clock_from / sm_clock_to. Measured on an
+// H100 and an H200 (the same SMs and clock, 1.40x the copy bandwidth), the memory-bound ops of
+// the same signatures ran 1.03-1.22x faster on the H200 (median by kind and precision), where a
+// carried efficiency says 1.40x (docs/cross-device.md, "Memory-bound ops between GPUs").
+Seconds CarriedWork(const Roofline& from, const Roofline& to, const OpSignature& sig, Flops flops,
+                    Bytes bytes, double e);
 
 // Op classes share parallel-scaling and default-efficiency parameters.
 enum class OpClass { kGemm, kConv, kRnn, kMemory };

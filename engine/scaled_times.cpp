@@ -128,8 +128,11 @@ ReferenceDevice PoolReferences(const std::vector<ReferenceDevice>& devices) {
     for (const MeasuredOp& m : other.ops) {
       if (!have.insert(m.signature.ToString()).second) continue;
       const double e = Efficiency(other.roofline, m.signature, m.median);
-      pool.ops.push_back({m.signature, pool.roofline.latency + pool.roofline.Bound(m.signature) / e,
-                          other.name + " (" + other.date + ")"});
+      pool.ops.push_back(
+          {m.signature,
+           pool.roofline.latency + CarriedWork(other.roofline, pool.roofline, m.signature,
+                                               m.signature.flops(), m.signature.bytes(), e),
+           other.name + " (" + other.date + ")"});
     }
   }
   return pool;
@@ -424,7 +427,8 @@ ScaledTimes::ScaledTimes(std::shared_ptr<const ReferenceEfficiencies> reference,
 std::optional<OpTime> ScaledTimes::Find(const OpSignature& sig, int) const {
   if (!target_.roofline.Supports(sig.dtype)) return std::nullopt;
   const ReferenceEfficiencies::Lent& lent = EfficiencyFor(sig);
-  Seconds work = target_.roofline.Bound(sig, lent.flops, lent.bytes) / lent.efficiency;
+  Seconds work = CarriedWork(ref_->device().roofline, target_.roofline, sig, lent.flops, lent.bytes,
+                             lent.efficiency);
   if (target_.roofline.kind == DeviceKind::kCpu && target_.cores > 1) {
     const Usl& usl = target_.usl[static_cast<int>(ClassOf(sig.kind))];
     work = work * (target_.cores / usl.Speedup(target_.cores));

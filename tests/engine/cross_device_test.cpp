@@ -90,6 +90,27 @@ TEST(RooflineTest, Fp32ConvolutionsPeakAtSixtyFourLanesOnDualFp32Generations) {
   EXPECT_DOUBLE_EQ(GpuRoofline(pascal).Peak(conv).value(), 5.5e12);
 }
 
+// Between two GPUs, a memory-bound op's bound carries at full speed and its time above the
+// bound at the ratio of SMs x clock; other op classes, and GPUs whose SMs x clock are unknown,
+// carry the efficiency. A ReLU of 1e6 fp32 values moves 8e6 bytes: 80 us at 100 GB/s, 40 us at
+// 200 GB/s; at efficiency 0.5 it took 160 us, 80 us above its bound.
+TEST(RooflineTest, MemoryBoundOpsCarryTheirBoundAndTheRestAtTheSmRate) {
+  Roofline from = Device(10, 100, 0), to = Device(10, 200, 0);
+  from.sm_clock = 100e9;
+  to.sm_clock = 50e9;
+  const OpSignature relu = Sig("eltwise_fwd dt=f32 alg=relu n=1000000");
+  auto carried = [&](const OpSignature& s, double e) {
+    return CarriedWork(from, to, s, s.flops(), s.bytes(), e).seconds();
+  };
+  EXPECT_NEAR(carried(relu, 0.5), 40e-6 + 80e-6 * 2, 1e-12);
+  EXPECT_NEAR(carried(relu, 1.0), 40e-6, 1e-12);
+  // 2e9 FLOPs at 10 TFLOP/s on both: 200 us, 400 us at efficiency 0.5 whatever the SMs.
+  const OpSignature ip = Sig("ip_fwd dt=f32 bias=0 ic=1000 mb=1000 oc=1000");
+  EXPECT_NEAR(carried(ip, 0.5), 400e-6, 1e-12);
+  to.sm_clock = 0;
+  EXPECT_NEAR(carried(relu, 0.5), 80e-6, 1e-12);
+}
+
 TEST(ScaledTimesTest, SameDeviceGivesTheMeasurementAndFasterDeviceScales) {
   const OpSignature gemm = Sig("matmul dt=f32 b=1 m=1024 k=1024 n=1024");
   const ReferenceDevice ref{
