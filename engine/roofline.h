@@ -61,9 +61,10 @@ Roofline CpuRoofline(const CpuSpec& c, double cores, BytesPerSecond per_core, in
 // carries. For a memory-bound op (OpClass::kMemory) between two GPUs whose SMs x clock are known,
 // the bound carries at full speed and only the time above it is carried, at the ratio of SMs x
 // clock: bound_to + (bound_from / e - bound_from) x sm_clock_from / sm_clock_to. Measured on an
-// H100 and an H200 (the same SMs and clock, 1.40x the copy bandwidth), the memory-bound ops of
-// the same signatures ran 1.03-1.22x faster on the H200 (median by kind and precision), where a
-// carried efficiency says 1.40x (docs/cross-device.md, "Memory-bound ops between GPUs").
+// H100 and an H200 (the same SMs and clock, 1.40x the copy bandwidth), batch norm, element-wise
+// and binary ops of the same signatures ran 1.03-1.21x faster on the H200 (median by kind and
+// precision), where a carried efficiency says 1.40x (docs/cross-device.md, "Memory-bound ops
+// between GPUs").
 Seconds CarriedWork(const Roofline& from, const Roofline& to, const OpSignature& sig, Flops flops,
                     Bytes bytes, double e);
 
