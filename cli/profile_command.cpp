@@ -3,6 +3,7 @@
 // FILE` moves profiles.
 #include <unistd.h>
 
+#include <algorithm>
 #include <functional>
 #include <iostream>
 #include <set>
@@ -29,6 +30,7 @@ struct ProfileOptions {
   std::string profiles, file, device = "cpu";
   LoweringFlags lowering;
   bool force = false;
+  std::vector<std::string> force_kinds;  // measure these op kinds again, the rest only if missing
   // op
   std::string signature;
   double min_ms = 200;
@@ -104,6 +106,9 @@ int ProfileModels(const ProfileOptions& o) {
   Result<std::vector<int>> threads = ParseThreads(o.device == "gpu" ? "1" : o.threads);
   if (!threads.ok()) return ReportError(threads.status());
   if (o.batch < 0) return ReportError(Status::InvalidArgument("--batch must be positive"));
+  for (const std::string& kind : o.force_kinds)
+    if (Result<OpKind> k = ParseOpKind(kind); !k.ok())
+      return ReportError(k.status().WithContext("--force-kind"));
   Result<LocalDevice> device = OpenDevice(o.device);
   if (!device.ok()) return ReportError(device.status());
   Result<std::unique_ptr<profiler::ProfileStore>> store = OpenProfiles(o.profiles);
@@ -134,7 +139,10 @@ int ProfileModels(const ProfileOptions& o) {
   std::vector<std::pair<std::string, int>> todo;
   for (int t : *threads)
     for (const std::string& sig : wanted) {
-      if (!o.force && (*store)->Find(*OpSignature::Parse(sig), t)) {
+      const OpSignature parsed = *OpSignature::Parse(sig);
+      const bool forced = o.force || std::find(o.force_kinds.begin(), o.force_kinds.end(),
+                                               OpKindName(parsed.kind)) != o.force_kinds.end();
+      if (!forced && (*store)->Find(parsed, t)) {
         ++reused;
         continue;
       }
@@ -319,6 +327,11 @@ void RegisterProfileCommand(CLI::App& app, CommandFn* run) {
                       "Profile database (default $EPOCHCOST_PROFILES, else "
                       "$XDG_DATA_HOME/epochcost/profiles.sqlite)");
   profile->add_flag("--force", o->force, "Measure again what is already stored");
+  profile
+      ->add_option("--force-kind", o->force_kinds,
+                   "Measure again the stored ops of these kinds only, e.g. "
+                   "eltwise_fwd,eltwise_bwd,binary (after a change to how the profiler times them)")
+      ->delimiter(',');
   AddLoweringFlags(profile, &o->lowering);
   profile->footer(
       "Examples:\n  epochcost profile mnist_cnn mnist_mlp --threads 1,2\n"

@@ -104,22 +104,77 @@ __device__ float Derivative(Act a, float x) {
   }
 }
 
+// Element-wise and binary ops as PyTorch's vectorized_elementwise_kernel runs them: each thread
+// loads 16 bytes of every operand at once (4 fp32 or 8 bf16/fp16 values), 128 threads a block,
+// one block per 128 vectors; the last thread finishes a tail shorter than a vector value by value.
+// (With one value a thread, 16-bit ReLUs took about twice PyTorch's time: on an H200, ResNet50
+// v1.5 fp16 batch 512, 10.4 ms a step forward and 12.1 backward against its 4.9 and 6.7.)
+constexpr int kVecThreads = 128;
+
+template <typename T>
+struct alignas(16) Vec {
+  static constexpr int kLen = 16 / sizeof(T);
+  T v[kLen];
+};
+
+template <typename T>
+unsigned VecBlocks(int64_t n) {
+  const int64_t per_block = int64_t{kVecThreads} * Vec<T>::kLen;
+  const int64_t b = (n + per_block - 1) / per_block;
+  return static_cast<unsigned>(b < 1 ? 1 : b);
+}
+
+// The first element of this thread's vector.
+template <typename T>
+__device__ int64_t VecFirst() {
+  return (blockIdx.x * int64_t{blockDim.x} + threadIdx.x) * Vec<T>::kLen;
+}
+
 template <typename T>
 __global__ void EltwiseFwdKernel(Act a, const T* x, T* y, int64_t n) {
-  GRID_STRIDE(i, n) Store(y, i, Activate(a, Load(x, i)));
+  const int64_t i0 = VecFirst<T>();
+  if (i0 + Vec<T>::kLen <= n) {
+    const Vec<T> in = *reinterpret_cast<const Vec<T>*>(x + i0);
+    Vec<T> out;
+    for (int k = 0; k < Vec<T>::kLen; ++k) Store(out.v, k, Activate(a, Load(in.v, k)));
+    *reinterpret_cast<Vec<T>*>(y + i0) = out;
+  } else {
+    for (int64_t i = i0; i < n; ++i) Store(y, i, Activate(a, Load(x, i)));
+  }
 }
 
 template <typename T>
 __global__ void EltwiseBwdKernel(Act a, const T* x, const T* dy, T* dx, int64_t n) {
-  GRID_STRIDE(i, n) Store(dx, i, Derivative(a, Load(x, i)) * Load(dy, i));
+  const int64_t i0 = VecFirst<T>();
+  if (i0 + Vec<T>::kLen <= n) {
+    const Vec<T> in = *reinterpret_cast<const Vec<T>*>(x + i0);
+    const Vec<T> g = *reinterpret_cast<const Vec<T>*>(dy + i0);
+    Vec<T> out;
+    for (int k = 0; k < Vec<T>::kLen; ++k)
+      Store(out.v, k, Derivative(a, Load(in.v, k)) * Load(g.v, k));
+    *reinterpret_cast<Vec<T>*>(dx + i0) = out;
+  } else {
+    for (int64_t i = i0; i < n; ++i) Store(dx, i, Derivative(a, Load(x, i)) * Load(dy, i));
+  }
+}
+
+__device__ float Apply(BinaryOp op, float x, float y) {
+  return op == BinaryOp::kAdd ? x + y : op == BinaryOp::kSub ? x - y
+         : op == BinaryOp::kMul ? x * y : x / (y + 1e-3f);
 }
 
 template <typename T>
 __global__ void BinaryKernel(BinaryOp op, const T* a, const T* b, T* c, int64_t n) {
-  GRID_STRIDE(i, n) {
-    const float x = Load(a, i), y = Load(b, i);
-    Store(c, i, op == BinaryOp::kAdd ? x + y : op == BinaryOp::kSub ? x - y
-                : op == BinaryOp::kMul ? x * y : x / (y + 1e-3f));
+  const int64_t i0 = VecFirst<T>();
+  if (i0 + Vec<T>::kLen <= n) {
+    const Vec<T> va = *reinterpret_cast<const Vec<T>*>(a + i0);
+    const Vec<T> vb = *reinterpret_cast<const Vec<T>*>(b + i0);
+    Vec<T> out;
+    for (int k = 0; k < Vec<T>::kLen; ++k)
+      Store(out.v, k, Apply(op, Load(va.v, k), Load(vb.v, k)));
+    *reinterpret_cast<Vec<T>*>(c + i0) = out;
+  } else {
+    for (int64_t i = i0; i < n; ++i) Store(c, i, Apply(op, Load(a, i), Load(b, i)));
   }
 }
 
@@ -571,19 +626,19 @@ cudaError_t Eltwise(Act act, bool backward, const void* x, const void* dy, void*
                     Elem t, cudaStream_t stream) {
   DISPATCH(t, {
     if (backward)
-      EltwiseBwdKernel<<<Blocks(n), kThreads, 0, stream>>>(
+      EltwiseBwdKernel<<<VecBlocks<T>(n), kVecThreads, 0, stream>>>(
           act, static_cast<const T*>(x), static_cast<const T*>(dy), static_cast<T*>(y), n);
     else
-      EltwiseFwdKernel<<<Blocks(n), kThreads, 0, stream>>>(act, static_cast<const T*>(x),
-                                                           static_cast<T*>(y), n);
+      EltwiseFwdKernel<<<VecBlocks<T>(n), kVecThreads, 0, stream>>>(
+          act, static_cast<const T*>(x), static_cast<T*>(y), n);
   });
 }
 
 cudaError_t Binary(BinaryOp op, const void* a, const void* b, void* c, int64_t n, Elem t,
                    cudaStream_t stream) {
   DISPATCH(t, {
-    BinaryKernel<<<Blocks(n), kThreads, 0, stream>>>(op, static_cast<const T*>(a),
-                                                     static_cast<const T*>(b), static_cast<T*>(c), n);
+    BinaryKernel<<<VecBlocks<T>(n), kVecThreads, 0, stream>>>(
+        op, static_cast<const T*>(a), static_cast<const T*>(b), static_cast<T*>(c), n);
   });
 }
 

@@ -105,5 +105,29 @@ TEST_F(GpuKernelsTest, AtenBatchNormMatchesTheFormulas) {
   }
 }
 
+// The element-wise and binary kernels load 16 bytes a thread (4 fp32 values); lengths that are
+// not a multiple of a vector finish value by value.
+TEST_F(GpuKernelsTest, VectorizedElementwiseCoversEveryValue) {
+  for (const int64_t n : {int64_t{1}, int64_t{7}, int64_t{1003}, int64_t{4096}}) {
+    std::vector<float> x(n), dy(n), zeros(n, 0.f);
+    for (int64_t i = 0; i < n; ++i) {
+      x[i] = static_cast<float>(i % 5) - 2.f;
+      dy[i] = 0.5f + static_cast<float>(i % 3);
+    }
+    float *dx = Upload(x), *ddy = Upload(dy), *relu = Upload(zeros), *grad = Upload(zeros);
+    float* sum = Upload(zeros);
+    ASSERT_EQ(Eltwise(Act::kRelu, false, dx, nullptr, relu, n, Elem::kF32, nullptr), cudaSuccess);
+    ASSERT_EQ(Eltwise(Act::kRelu, true, dx, ddy, grad, n, Elem::kF32, nullptr), cudaSuccess);
+    ASSERT_EQ(Binary(BinaryOp::kAdd, dx, ddy, sum, n, Elem::kF32, nullptr), cudaSuccess);
+    ASSERT_EQ(cudaDeviceSynchronize(), cudaSuccess);
+    const std::vector<float> hr = Download(relu, n), hg = Download(grad, n), hs = Download(sum, n);
+    for (int64_t i = 0; i < n; ++i) {
+      EXPECT_EQ(hr[i], x[i] > 0 ? x[i] : 0.f) << n << " " << i;
+      EXPECT_EQ(hg[i], x[i] > 0 ? dy[i] : 0.f) << n << " " << i;
+      EXPECT_EQ(hs[i], x[i] + dy[i]) << n << " " << i;
+    }
+  }
+}
+
 }  // namespace
 }  // namespace epochcost::profiler::gpu

@@ -383,7 +383,7 @@ TEST_F(ProfileStoreTest, NewStoreHoldsTheShippedProfiles) {
   std::optional<OpTime> t =
       (*store)->Find(*OpSignature::Parse("binary dt=bf16 alg=add n=12845056"), 1);
   ASSERT_TRUE(t.has_value());
-  EXPECT_EQ(t->source, "measured here (2026-11-22)");
+  EXPECT_EQ(t->source, "measured here (2026-11-26)");
   Result<std::vector<Microbenchmark>> benches = (*store)->Microbenchmarks(*h100);
   ASSERT_TRUE(benches.ok());
   EXPECT_EQ(benches->size(), 7u);
