@@ -176,6 +176,37 @@ TEST(LoweringTest, BadOptions) {
             "unknown optimizer 'lamb' (expected sgd, momentum, rmsprop, adam or adadelta)");
 }
 
+// PyTorch on a GPU runs 16-bit batch norm in its own kernels (the weights are 16-bit too, and
+// cuDNN's takes 16-bit input only with float ones): those signatures carry aten=1, nothing else.
+// Their traffic: the forward reads x twice and writes y, the backward reads x and dy twice and
+// writes dx.
+TEST(LoweringTest, SixteenBitBatchNormOnAGpuIsPyTorchsOwn) {
+  Result<Model> m = LoadZooModel("resnet50");
+  ASSERT_TRUE(m.ok());
+  auto marked = [&](DType precision, bool aten_batch_norm) {
+    std::multiset<OpKind> kinds;
+    Result<StepOps> ops = Lower(*m, {.batch = 2,
+                                     .precision = precision,
+                                     .separate_conv_bias = true,
+                                     .aten_batch_norm = aten_batch_norm});
+    EXPECT_TRUE(ops.ok());
+    for (const StepOp& op : ops->ops)
+      if (op.signature.dim("aten") == 1) kinds.insert(op.signature.kind);
+    return kinds;
+  };
+  EXPECT_TRUE(marked(DType::kBFloat16, false).empty());
+  const std::multiset<OpKind> kinds = marked(DType::kBFloat16, true);
+  EXPECT_GT(kinds.count(OpKind::kBatchNormFwd), 0u);
+  EXPECT_EQ(kinds.count(OpKind::kBatchNormFwd), kinds.count(OpKind::kBatchNormBwd));
+  EXPECT_EQ(kinds.size(), kinds.count(OpKind::kBatchNormFwd) * 2);
+  const OpSignature fwd = *OpSignature::Parse("bnorm_fwd dt=bf16 aten=1 c=3 mb=2 sp=5");
+  const OpSignature bwd = *OpSignature::Parse("bnorm_bwd dt=bf16 aten=1 c=3 mb=2 sp=5");
+  EXPECT_DOUBLE_EQ(fwd.bytes().value(), 3 * 2 * 30);
+  EXPECT_DOUBLE_EQ(bwd.bytes().value(), 5 * 2 * 30);
+  EXPECT_DOUBLE_EQ(OpSignature::Parse("bnorm_fwd dt=bf16 c=3 mb=2 sp=5")->bytes().value(),
+                   2 * 2 * 30);
+}
+
 }  // namespace
 }  // namespace epochcost
 
