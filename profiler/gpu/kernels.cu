@@ -1,6 +1,8 @@
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
+#include <algorithm>
+
 #include "profiler/gpu/kernels.h"
 
 namespace epochcost::profiler::gpu {
@@ -722,13 +724,14 @@ cudaError_t AtenBatchNormFwd(const void* x, const void* gamma, const void* beta,
                              float* mean, float* invstd, void* run_mean, void* run_var, int64_t mb,
                              int64_t c, int64_t sp, Elem t, cudaStream_t stream) {
   const int tx = AtenBnThreads(sp);
-  const dim3 stats_block(tx, kAtenBnBlock / tx > 1 ? kAtenBnBlock / tx : 1);
-  // The normalising pass: wider blocks for small maps, and grid rows over the batch.
-  int nx = AtenBnThreads(sp / 4), wide = AtenBnThreads(sp) < 64 ? AtenBnThreads(sp) : 64;
-  nx = nx > wide ? nx : wide;
-  const int ny = 64 / nx > 1 ? 64 / nx : 1;
-  int64_t rows = (256 * 1024) / c < (mb + ny - 1) / ny ? (256 * 1024) / c : (mb + ny - 1) / ny;
-  rows = rows < 1 ? 1 : (rows > 65535 ? 65535 : rows);
+  const dim3 stats_block(tx, std::max(1, kAtenBnBlock / tx));
+  // The normalising pass: at least 64 threads across the map where it has that many (a quarter
+  // of the map's threads where more), the rest of 64 over the batch, and grid rows over the batch
+  // up to 256 Ki blocks in all.
+  const int nx = std::max(AtenBnThreads(sp / 4), std::min(AtenBnThreads(sp), 64));
+  const int ny = std::max(1, 64 / nx);
+  const int64_t rows =
+      std::clamp<int64_t>(std::min<int64_t>((256 * 1024) / c, (mb + ny - 1) / ny), 1, 65535);
   const dim3 grid(static_cast<unsigned>(c), static_cast<unsigned>(rows));
   DISPATCH(t, {
     AtenBnStatsKernel<<<static_cast<unsigned>(c), stats_block, 0, stream>>>(
@@ -746,7 +749,7 @@ cudaError_t AtenBatchNormBwd(const void* x, const void* dy, const void* gamma, c
                              const float* invstd, void* dx, void* dgamma, void* dbeta, int64_t mb,
                              int64_t c, int64_t sp, Elem t, cudaStream_t stream) {
   const int tx = AtenBnThreads(sp);
-  const dim3 block(tx, kAtenBnBlock / tx > 1 ? kAtenBnBlock / tx : 1);
+  const dim3 block(tx, std::max(1, kAtenBnBlock / tx));
   DISPATCH(t, {
     AtenBnBwdKernel<<<static_cast<unsigned>(c), block, 0, stream>>>(
         static_cast<const T*>(x), static_cast<const T*>(dy), static_cast<const T*>(gamma), mean,
