@@ -60,8 +60,9 @@ TEST(RunLogTest, ReadsThePublishedRunsFormat) {
   ASSERT_TRUE(k80.first_epoch_seconds.has_value());
   EXPECT_DOUBLE_EQ(*k80.first_epoch_seconds, 3.858);
   EXPECT_DOUBLE_EQ(*k80.usd_per_hour, 0.745);
-  EXPECT_EQ(k80.source, "woolf2017_cpu_or_gpu minimaxir/deep-learning-cpu-gpu-benchmark:logs/gpu/"
-                        "mnist_mlp_tensorflow.csv@08adcf499e");
+  EXPECT_EQ(k80.source,
+            "woolf2017_cpu_or_gpu minimaxir/deep-learning-cpu-gpu-benchmark:logs/gpu/"
+            "mnist_mlp_tensorflow.csv@08adcf499e");
   const RunRecord& cpu = log->runs[1];
   EXPECT_EQ(cpu.target, "gcp:n1-highcpu-8");
   EXPECT_EQ(cpu.kind, "preemptible");
@@ -296,6 +297,32 @@ TEST(CalibrationTest, GridFitSolvesThePerStepOverhead) {
     EXPECT_NEAR(EpochTime(s->terms, *c).seconds() / s->measured_seconds, 1, 1e-3);
 }
 
+// On a GPU an op costs max(kernel, overhead), so a kernel scale below 1 can stand in for a run
+// the kernels over-predict. Five kernel-bound runs (100 ops of 1 ms, measured as predicted),
+// five host-bound ones (100 ops of 1 us, measured at 30 us an op) and one run measured 3x faster
+// than its kernels: fitted free, the scale goes well below 1 and costs the kernel-bound runs;
+// the inner cross-validation keeps it at 1, and the overhead fits the host-bound runs.
+TEST(CalibrationTest, GridFitKeepsTheKernelScaleWhereFreeItPredictsWorse) {
+  std::vector<CalibrationSample> samples;
+  auto run = [&](Seconds kernel, double measured_seconds) {
+    PredictionTerms t;
+    t.train = {{100, kernel}};
+    t.steps = 100;
+    t.overlaps = true;
+    t.overhead = Seconds::FromMicroseconds(4);
+    samples.push_back({t, measured_seconds});
+  };
+  for (int i = 0; i < 5; ++i) {
+    run(Seconds::FromMilliseconds(1), 10.0);
+    run(Seconds::FromMicroseconds(1), 0.3);
+  }
+  run(Seconds::FromMilliseconds(1), 10.0 / 3);
+  Result<Correction> c = FitCorrection(Pointers(samples));
+  ASSERT_TRUE(c.ok());
+  EXPECT_EQ(c->kernel_scale, 1);
+  EXPECT_NEAR(c->per_op_overhead.seconds(), 30e-6, 1e-6);
+}
+
 // With three runs there is no inner fold to judge a third parameter by: two are fitted.
 TEST(CalibrationTest, ThreeRunsFitNoPerStepOverhead) {
   const Correction truth{1.7, Seconds::FromMicroseconds(12), Seconds::FromMicroseconds(400)};
@@ -374,10 +401,9 @@ TEST(ReportTest, UnpricedRunsAreRankedByTimePerPrecision) {
     r.run.precision = precision;
     return r;
   };
-  ValidationReport r = Summarise({unpriced("h100", 559, 490, "fp16"),
-                                  unpriced("a100", 529, 810, "fp16"),
-                                  unpriced("v100", 1237, 1538, "fp16"),
-                                  unpriced("v100", 4024, 3472, "fp32")});
+  ValidationReport r =
+      Summarise({unpriced("h100", 559, 490, "fp16"), unpriced("a100", 529, 810, "fp16"),
+                 unpriced("v100", 1237, 1538, "fp16"), unpriced("v100", 4024, 3472, "fp32")});
   EXPECT_TRUE(r.rankings.empty());
   ASSERT_EQ(r.time_rankings.size(), 1u);  // fp32 has one run
   const Ranking& k = r.time_rankings[0];
