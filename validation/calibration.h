@@ -1,7 +1,8 @@
 // Calibration: up to three documented correction parameters per framework and device kind, fitted
 // to real runs by least squares on relative errors (docs/calibration.md):
 //   kernel_scale     multiplies every op's predicted kernel time (the framework's kernels are
-//                    that much slower or faster than the ones epochcost measured or scaled);
+//                    that much slower or faster than the ones epochcost measured or scaled); on
+//                    GPUs fitted only where the inner cross-validation says it predicts better;
 //   per_op_overhead  replaces the per-op dispatch cost (the framework's own work per op call:
 //                    Python, autograd, graph executor), added to each op on a CPU and overlapping
 //                    the kernels on a GPU (an op costs max(kernel, overhead));
@@ -50,8 +51,9 @@ struct CalibrationSample {
 // solution leaves the valid range); with overlap it is piecewise linear in (scale, per-op
 // overhead), found on a log grid refined twice, with the per-step overhead solved exactly at
 // each point. The per-step overhead is fitted when an inner 5-fold cross-validation over the
-// samples predicts them better with it than without (needs 4 samples); else it stays 0. Needs
-// at least 3 samples.
+// samples predicts them better with it than without (needs 4 samples); else it stays 0. With
+// overlap the kernel scale is chosen the same way (else it stays 1): a scale below 1 with a larger
+// overhead fits short runs as well as the overhead alone. Needs at least 3 samples.
 Result<Correction> FitCorrection(const std::vector<const CalibrationSample*>& samples);
 
 struct CrossValidation {
