@@ -15,7 +15,9 @@
 # command short so that the whole script ends by then; the profile is exported after each
 # precision, so a cut run still brings back what it measured. IMPORT=FILE imports that profile
 # export (a shipped data/profiles file) into the store first, so that only the signatures it
-# lacks are measured; the store lasts between runs on the same machine.
+# lacks are measured; the store lasts between runs on the same machine. FORCE_KIND=KINDS (e.g.
+# eltwise_fwd,eltwise_bwd,binary) measures the stored ops of those kinds again (`profile
+# --force-kind`), after a change to how the profiler times them.
 # Usage: MODELS="..." PRECISIONS="fp32 bf16" PHASES="tests profile torch predict" tools/gpu/measure.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -25,6 +27,7 @@ models=${MODELS:-"mnist_mlp mnist_cnn cifar10_cnn imdb_fasttext imdb_bidirection
 precisions=${PRECISIONS:-"fp32 bf16"}
 phases=${PHASES:-"tests profile torch predict"}
 optimizer=(${OPTIMIZER:+--optimizer "$OPTIMIZER"})
+force=(${FORCE_KIND:+--force-kind "$FORCE_KIND"})
 # The precision of a P:N entry, and the --batch option of its N (else of BATCH).
 prec() { echo "${1%%:*}"; }
 batch_of() {
@@ -81,9 +84,9 @@ if [[ " $phases " == *" tests "* ]]; then
 fi
 if [[ " $phases " == *" profile "* ]]; then
   for p in $precisions; do
-    log "profile --precision $(prec "$p") $(batch_of "$p") ${optimizer[*]}"
+    log "profile --precision $(prec "$p") $(batch_of "$p") ${optimizer[*]} ${force[*]}"
     timeout "$(left 600)" $bin profile $models --device gpu --precision "$(prec "$p")" \
-      $(batch_of "$p") "${optimizer[@]}" >>"$out/log.txt" 2>&1
+      $(batch_of "$p") "${optimizer[@]}" "${force[@]}" >>"$out/log.txt" 2>&1
     log "profile exit $?"
     $bin profile export "$out/gpu-profile.json" --device gpu >>"$out/log.txt" 2>&1
   done
