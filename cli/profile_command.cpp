@@ -106,9 +106,12 @@ int ProfileModels(const ProfileOptions& o) {
   Result<std::vector<int>> threads = ParseThreads(o.device == "gpu" ? "1" : o.threads);
   if (!threads.ok()) return ReportError(threads.status());
   if (o.batch < 0) return ReportError(Status::InvalidArgument("--batch must be positive"));
-  for (const std::string& kind : o.force_kinds)
-    if (Result<OpKind> k = ParseOpKind(kind); !k.ok())
-      return ReportError(k.status().WithContext("--force-kind"));
+  std::set<OpKind> force_kinds;
+  for (const std::string& kind : o.force_kinds) {
+    Result<OpKind> k = ParseOpKind(kind);
+    if (!k.ok()) return ReportError(k.status().WithContext("--force-kind"));
+    force_kinds.insert(*k);
+  }
   Result<LocalDevice> device = OpenDevice(o.device);
   if (!device.ok()) return ReportError(device.status());
   Result<std::unique_ptr<profiler::ProfileStore>> store = OpenProfiles(o.profiles);
@@ -140,8 +143,7 @@ int ProfileModels(const ProfileOptions& o) {
   for (int t : *threads)
     for (const std::string& sig : wanted) {
       const OpSignature parsed = *OpSignature::Parse(sig);
-      const bool forced = o.force || std::find(o.force_kinds.begin(), o.force_kinds.end(),
-                                               OpKindName(parsed.kind)) != o.force_kinds.end();
+      const bool forced = o.force || force_kinds.contains(parsed.kind);
       if (!forced && (*store)->Find(parsed, t)) {
         ++reused;
         continue;

@@ -6,7 +6,6 @@
 #include <cudnn.h>
 
 #include <algorithm>
-#include <chrono>
 #include <cmath>
 #include <functional>
 #include <map>
@@ -15,17 +14,11 @@
 #include "profiler/gpu/cudnn_graph_conv.h"
 #include "profiler/gpu/gpu_backend.h"
 #include "profiler/gpu/kernels.h"
-#include "profiler/timer.h"
 
 namespace epochcost::profiler {
 namespace {
 
 using namespace cuda;  // NOLINT: the backend's own helpers
-
-// The largest workspace a convolution algorithm may use (PyTorch's benchmark mode takes what it
-// can allocate; this bound keeps a profile reproducible across memory sizes). Recorded in the
-// fingerprint's library string.
-constexpr size_t kConvWorkspaceLimit = size_t{1} << 30;
 
 class Builder {
  public:
@@ -625,26 +618,6 @@ Prepared Builder::Own() {
   return std::move(out_);
 }
 
-// Times `run` with CUDA events: warm-up, then samples of `inner` back-to-back runs (enough for
-// about 0.2 ms of device work, so that event resolution does not matter), each sample's time
-// divided by `inner`.
-Measurement TimeOnDevice(const std::function<void()>& run, const MeasureOptions& o,
-                         cudaStream_t stream) {
-  EventTimer timer(stream);
-  for (int i = 0; i < std::max(o.warmup, 1); ++i) run();
-  CK(cudaStreamSynchronize(stream));
-  auto sample = [&](int inner) { return timer.SecondsPerRun(run, inner); };
-  const double once = sample(1);
-  const int inner = static_cast<int>(std::clamp(2e-4 / std::max(once, 1e-7), 1.0, 200.0));
-  std::vector<double> samples;
-  double spent = 0;
-  while (static_cast<int>(samples.size()) < o.min_repeats || spent < o.min_time.seconds()) {
-    samples.push_back(sample(inner));
-    spent += samples.back() * inner;
-  }
-  return Summarize(std::move(samples));
-}
-
 class GpuBackend : public Backend {
  public:
   explicit GpuBackend(Handles h) : h_(h) {}
@@ -680,20 +653,6 @@ class GpuBackend : public Backend {
   Handles h_;
 };
 
-Status NoDevice() {
-  int count = 0;
-  const cudaError_t e = cudaGetDeviceCount(&count);
-  if (e != cudaSuccess)
-    return Status::Unsupported(std::string("no usable NVIDIA GPU on this machine (") +
-                               cudaGetErrorString(e) + ")");
-  if (count == 0) return Status::Unsupported("no NVIDIA GPU on this machine");
-  return Status::Ok();
-}
-
-std::string Version3(int v, int major_div, int minor_div) {
-  return std::to_string(v / major_div) + "." + std::to_string(v % major_div / minor_div);
-}
-
 }  // namespace
 
 bool GpuBackendBuilt() { return true; }
@@ -714,94 +673,6 @@ Result<std::unique_ptr<Backend>> MakeGpuBackend() {
     return Status::Unsupported(std::string("cannot start the GPU backend: ") + e.what());
   }
   return std::unique_ptr<Backend>(new GpuBackend(h));
-}
-
-Result<Fingerprint> LocalGpu() {
-  EPOCHCOST_RETURN_IF_ERROR(NoDevice());
-  cudaDeviceProp p{};
-  if (cudaGetDeviceProperties(&p, 0) != cudaSuccess)
-    return Status::Unsupported("cannot read the properties of GPU 0");
-  int clock_khz = 0, mem_clock_khz = 0, runtime = 0, driver = 0, blas = 0;
-  cudaDeviceGetAttribute(&clock_khz, cudaDevAttrClockRate, 0);
-  cudaDeviceGetAttribute(&mem_clock_khz, cudaDevAttrMemoryClockRate, 0);
-  cudaRuntimeGetVersion(&runtime);
-  cudaDriverGetVersion(&driver);
-  cublasHandle_t h;
-  if (LoadCublas().ok() && Blas().cublasCreate(&h) == CUBLAS_STATUS_SUCCESS) {
-    Blas().cublasGetVersion(h, &blas);
-    Blas().cublasDestroy(h);
-  }
-  const size_t dnn = cudnnGetVersion();
-  Fingerprint f;
-  f.kind = "gpu";
-  f.model = p.name;
-  f.isa = "sm_" + std::to_string(p.major) + std::to_string(p.minor) + " " +
-          std::to_string(p.multiProcessorCount) + " SMs " + std::to_string(clock_khz / 1000) +
-          " MHz, " + std::to_string(p.totalGlobalMem >> 20) + " MiB at " +
-          std::to_string(mem_clock_khz / 1000) + " MHz";
-  f.cores = p.multiProcessorCount;
-  f.logical_cpus = 0;
-  f.library = "CUDA " + Version3(runtime, 1000, 10) + " (driver " + Version3(driver, 1000, 10) +
-              "), cuDNN " + std::to_string(dnn / 10000) + "." + std::to_string(dnn % 10000 / 100) +
-              "." + std::to_string(dnn % 100) + ", cuBLAS " + std::to_string(blas / 10000) + "." +
-              std::to_string(blas % 10000 / 100) +
-              "; convolutions: cuDNN graph API, fastest timed plan (cudnnFind where none), "
-              "workspace <= " +
-              std::to_string(kConvWorkspaceLimit >> 20) + " MiB";
-  return f;
-}
-
-Result<std::vector<Microbenchmark>> RunGpuMicrobenchmarks(const std::string& date) {
-  Result<std::unique_ptr<Backend>> backend = MakeGpuBackend();
-  if (!backend.ok()) return backend.status();
-  std::vector<Microbenchmark> out;
-  const MeasureOptions options{
-      .warmup = 3, .min_repeats = 10, .min_time = Seconds::FromMilliseconds(100)};
-  const int64_t n = 8192;
-  for (const char* dt : {"f32", "tf32", "bf16", "f16"}) {
-    Result<Measurement> m = (*backend)->Measure(
-        *OpSignature::Parse(std::string("matmul dt=") + dt + " b=1 k=8192 m=8192 n=8192"), options);
-    if (!m.ok()) return m.status();
-    const std::string name =
-        std::string("peak_gemm_flops") + (dt == std::string("f32") ? "" : std::string("_") + dt);
-    out.push_back({name, 1, 2.0 * n * n * n / m->median.seconds(), date});
-  }
-  const int64_t elements = int64_t{1} << 28;  // 1 GiB of f32, far beyond the L2 cache
-  Result<Measurement> copy = (*backend)->Measure(
-      *OpSignature::Parse("reorder dt=f32 n=" + std::to_string(elements)), options);
-  if (!copy.ok()) return copy.status();
-  out.push_back({"copy_bytes_per_second", 1, 2.0 * 4.0 * elements / copy->median.seconds(), date});
-
-  try {
-    const size_t bytes = size_t{256} << 20;
-    void* host = nullptr;
-    void* dev = nullptr;
-    CK(cudaMallocHost(&host, bytes));
-    std::shared_ptr<void> free_host(host, [](void* p) { cudaFreeHost(p); });
-    CK(cudaMalloc(&dev, bytes));
-    std::shared_ptr<void> free_dev(dev, [](void* p) { cudaFree(p); });
-    Measurement h2d = TimeOnDevice(
-        [&] { CK(cudaMemcpyAsync(dev, host, bytes, cudaMemcpyHostToDevice, nullptr)); }, options,
-        nullptr);
-    out.push_back({"h2d_bytes_per_second", 1, bytes / h2d.median.seconds(), date});
-    // Launch cost as the host sees it: back-to-back launches of an empty kernel.
-    cudaStream_t stream;
-    CK(cudaStreamCreateWithFlags(&stream, cudaStreamNonBlocking));
-    std::vector<double> samples;
-    for (int rep = 0; rep < 20; ++rep) {
-      const int launches = 2000;
-      const auto t0 = std::chrono::steady_clock::now();
-      for (int i = 0; i < launches; ++i) CK(gpu::Empty(stream));
-      const auto t1 = std::chrono::steady_clock::now();
-      CK(cudaStreamSynchronize(stream));
-      samples.push_back(std::chrono::duration<double>(t1 - t0).count() / launches);
-    }
-    cudaStreamDestroy(stream);
-    out.push_back({"dispatch_seconds", 1, Summarize(samples).median.seconds(), date});
-  } catch (const GpuError& e) {
-    return Status::Internal(std::string("GPU microbenchmark: ") + e.what());
-  }
-  return out;
 }
 
 }  // namespace epochcost::profiler

@@ -1,5 +1,10 @@
 #include "profiler/gpu/cuda_common.h"
 
+#include <algorithm>
+#include <vector>
+
+#include "profiler/timer.h"
+
 namespace epochcost::profiler::cuda {
 
 EventTimer::EventTimer(cudaStream_t stream) : stream_(stream) {
@@ -20,6 +25,33 @@ double EventTimer::SecondsPerRun(const std::function<void()>& run, int inner) {
   float ms = 0;
   CK(cudaEventElapsedTime(&ms, start_, stop_));
   return ms * 1e-3 / inner;
+}
+
+Measurement TimeOnDevice(const std::function<void()>& run, const MeasureOptions& o,
+                         cudaStream_t stream) {
+  EventTimer timer(stream);
+  for (int i = 0; i < std::max(o.warmup, 1); ++i) run();
+  CK(cudaStreamSynchronize(stream));
+  auto sample = [&](int inner) { return timer.SecondsPerRun(run, inner); };
+  const double once = sample(1);
+  const int inner = static_cast<int>(std::clamp(2e-4 / std::max(once, 1e-7), 1.0, 200.0));
+  std::vector<double> samples;
+  double spent = 0;
+  while (static_cast<int>(samples.size()) < o.min_repeats || spent < o.min_time.seconds()) {
+    samples.push_back(sample(inner));
+    spent += samples.back() * inner;
+  }
+  return Summarize(std::move(samples));
+}
+
+Status NoDevice() {
+  int count = 0;
+  const cudaError_t e = cudaGetDeviceCount(&count);
+  if (e != cudaSuccess)
+    return Status::Unsupported(std::string("no usable NVIDIA GPU on this machine (") +
+                               cudaGetErrorString(e) + ")");
+  if (count == 0) return Status::Unsupported("no NVIDIA GPU on this machine");
+  return Status::Ok();
 }
 
 }  // namespace epochcost::profiler::cuda

@@ -1,5 +1,6 @@
 // What the CUDA backend's files share (not a public interface): errors from CUDA, cuDNN and
-// cuBLAS calls as exceptions, the precision mappings, a prepared call, and an event timer.
+// cuBLAS calls as exceptions, the precision mappings, a prepared call, an event timer and the
+// timing loop, the convolution workspace limit, and whether there is a device at all.
 #ifndef EPOCHCOST_PROFILER_GPU_CUDA_COMMON_H_
 #define EPOCHCOST_PROFILER_GPU_CUDA_COMMON_H_
 
@@ -14,6 +15,7 @@
 #include <vector>
 
 #include "engine/tensor.h"
+#include "profiler/backend.h"
 #include "profiler/gpu/cublas_api.h"
 #include "profiler/gpu/kernels.h"
 
@@ -95,6 +97,20 @@ class EventTimer {
   cudaStream_t stream_;
   cudaEvent_t start_ = nullptr, stop_ = nullptr;
 };
+
+// The largest workspace a convolution algorithm may use (PyTorch's benchmark mode takes what it
+// can allocate; this bound keeps a profile reproducible across memory sizes). Recorded in the
+// fingerprint's library string.
+constexpr size_t kConvWorkspaceLimit = size_t{1} << 30;
+
+// Times `run` with CUDA events: warm-up, then samples of `inner` back-to-back runs (enough for
+// about 0.2 ms of device work, so that event resolution does not matter), each sample's time
+// divided by `inner`.
+Measurement TimeOnDevice(const std::function<void()>& run, const MeasureOptions& o,
+                         cudaStream_t stream);
+
+// Ok where CUDA sees at least one device, else why not.
+Status NoDevice();
 
 }  // namespace epochcost::profiler::cuda
 

@@ -1,33 +1,12 @@
+// The GPU kernels of our own but batch norm (kernels.h; batch_norm_kernels.cu).
 #include <cuda_bf16.h>
 #include <cuda_fp16.h>
 
-#include <algorithm>
-
+#include "profiler/gpu/kernel_util.cuh"
 #include "profiler/gpu/kernels.h"
 
 namespace epochcost::profiler::gpu {
 namespace {
-
-constexpr int kThreads = 256;
-
-// Blocks for a grid-stride loop over n items: enough to fill any current GPU, no more.
-unsigned Blocks(int64_t n) {
-  const int64_t b = (n + kThreads - 1) / kThreads;
-  return static_cast<unsigned>(b < 1 ? 1 : (b > 65536 ? 65536 : b));
-}
-
-template <typename T>
-__device__ float Load(const T* p, int64_t i);
-template <>
-__device__ float Load(const float* p, int64_t i) { return p[i]; }
-template <>
-__device__ float Load(const __nv_bfloat16* p, int64_t i) { return __bfloat162float(p[i]); }
-template <>
-__device__ float Load(const __half* p, int64_t i) { return __half2float(p[i]); }
-
-__device__ void Store(float* p, int64_t i, float v) { p[i] = v; }
-__device__ void Store(__nv_bfloat16* p, int64_t i, float v) { p[i] = __float2bfloat16(v); }
-__device__ void Store(__half* p, int64_t i, float v) { p[i] = __float2half(v); }
 
 __device__ uint32_t Hash(uint32_t x) {
   x ^= x >> 16;
@@ -37,29 +16,6 @@ __device__ uint32_t Hash(uint32_t x) {
   x ^= x >> 16;
   return x;
 }
-
-#define GRID_STRIDE(i, n) \
-  for (int64_t i = blockIdx.x * int64_t{blockDim.x} + threadIdx.x; i < (n); i += int64_t{blockDim.x} * gridDim.x)
-
-// Runs the statements with T the element type of t, then returns the launch's error.
-#define DISPATCH(t, ...)                \
-  switch (t) {                          \
-    case Elem::kBF16: {                 \
-      using T = __nv_bfloat16;          \
-      __VA_ARGS__;                      \
-      break;                            \
-    }                                   \
-    case Elem::kF16: {                  \
-      using T = __half;                 \
-      __VA_ARGS__;                      \
-      break;                            \
-    }                                   \
-    default: {                          \
-      using T = float;                  \
-      __VA_ARGS__;                      \
-    }                                   \
-  }                                     \
-  return cudaGetLastError()
 
 template <typename T>
 __global__ void FillKernel(T* p, int64_t n, uint32_t seed, float scale) {
@@ -132,65 +88,50 @@ __device__ int64_t VecFirst() {
   return (blockIdx.x * int64_t{blockDim.x} + threadIdx.x) * Vec<T>::kLen;
 }
 
-template <typename T>
-__global__ void EltwiseFwdKernel(Act a, const T* x, T* y, int64_t n) {
-  const int64_t i0 = VecFirst<T>();
-  if (i0 + Vec<T>::kLen <= n) {
-    const Vec<T> in = *reinterpret_cast<const Vec<T>*>(x + i0);
-    Vec<T> out;
-    for (int k = 0; k < Vec<T>::kLen; ++k) Store(out.v, k, Activate(a, Load(in.v, k)));
-    *reinterpret_cast<Vec<T>*>(y + i0) = out;
-  } else {
-    for (int64_t i = i0; i < n; ++i) Store(y, i, Activate(a, Load(x, i)));
+// What the vectorized kernels apply to each value x, with y the second operand's value where
+// kBinary (else 0).
+struct ActivateFn {
+  static constexpr bool kBinary = false;
+  Act a;
+  __device__ float operator()(float x, float) const { return Activate(a, x); }
+};
+
+struct DerivativeFn {  // y: the output gradient
+  static constexpr bool kBinary = true;
+  Act a;
+  __device__ float operator()(float x, float y) const { return Derivative(a, x) * y; }
+};
+
+struct BinaryFn {
+  static constexpr bool kBinary = true;
+  BinaryOp op;
+  __device__ float operator()(float x, float y) const {
+    return op == BinaryOp::kAdd ? x + y : op == BinaryOp::kSub ? x - y
+           : op == BinaryOp::kMul ? x * y : x / (y + 1e-3f);
   }
-}
+};
 
-template <typename T>
-__global__ void EltwiseBwdKernel(Act a, const T* x, const T* dy, T* dx, int64_t n) {
-  const int64_t i0 = VecFirst<T>();
-  if (i0 + Vec<T>::kLen <= n) {
-    const Vec<T> in = *reinterpret_cast<const Vec<T>*>(x + i0);
-    const Vec<T> g = *reinterpret_cast<const Vec<T>*>(dy + i0);
-    Vec<T> out;
-    for (int k = 0; k < Vec<T>::kLen; ++k)
-      Store(out.v, k, Derivative(a, Load(in.v, k)) * Load(g.v, k));
-    *reinterpret_cast<Vec<T>*>(dx + i0) = out;
-  } else {
-    for (int64_t i = i0; i < n; ++i) Store(dx, i, Derivative(a, Load(x, i)) * Load(dy, i));
-  }
-}
-
-__device__ float Apply(BinaryOp op, float x, float y) {
-  return op == BinaryOp::kAdd ? x + y : op == BinaryOp::kSub ? x - y
-         : op == BinaryOp::kMul ? x * y : x / (y + 1e-3f);
-}
-
-template <typename T>
-__global__ void BinaryKernel(BinaryOp op, const T* a, const T* b, T* c, int64_t n) {
+// out = f(a) or f(a, b), one vector of each operand a thread.
+template <typename T, typename F>
+__global__ void VecMapKernel(F f, const T* a, const T* b, T* out, int64_t n) {
   const int64_t i0 = VecFirst<T>();
   if (i0 + Vec<T>::kLen <= n) {
     const Vec<T> va = *reinterpret_cast<const Vec<T>*>(a + i0);
-    const Vec<T> vb = *reinterpret_cast<const Vec<T>*>(b + i0);
-    Vec<T> out;
-    for (int k = 0; k < Vec<T>::kLen; ++k)
-      Store(out.v, k, Apply(op, Load(va.v, k), Load(vb.v, k)));
-    *reinterpret_cast<Vec<T>*>(c + i0) = out;
+    Vec<T> vb, vo;
+    if constexpr (F::kBinary) vb = *reinterpret_cast<const Vec<T>*>(b + i0);
+    for (int k = 0; k < Vec<T>::kLen; ++k) {
+      float y = 0.f;
+      if constexpr (F::kBinary) y = Load(vb.v, k);
+      Store(vo.v, k, f(Load(va.v, k), y));
+    }
+    *reinterpret_cast<Vec<T>*>(out + i0) = vo;
   } else {
-    for (int64_t i = i0; i < n; ++i) Store(c, i, Apply(op, Load(a, i), Load(b, i)));
+    for (int64_t i = i0; i < n; ++i) {
+      float y = 0.f;
+      if constexpr (F::kBinary) y = Load(b, i);
+      Store(out, i, f(Load(a, i), y));
+    }
   }
-}
-
-// Sum of v over the block; every thread gets it. Uses shared[32].
-__device__ float BlockSum(float v, float* shared) {
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffU, v, o);
-  const int lane = threadIdx.x & 31, warp = threadIdx.x >> 5;
-  __syncthreads();
-  if (lane == 0) shared[warp] = v;
-  __syncthreads();
-  const int warps = (blockDim.x + 31) >> 5;
-  v = lane < warps ? shared[lane] : 0.f;
-  for (int o = 16; o > 0; o >>= 1) v += __shfl_xor_sync(0xffffffffU, v, o);
-  return v;
 }
 
 __device__ float BlockMax(float v, float* shared) {
@@ -347,151 +288,6 @@ __global__ void LayerNormBwdDataKernel(const T* x, const T* dy, const T* gamma, 
   }
 }
 
-// PyTorch's own batch norm over NCHW tensors (mb, c, sp), as ATen's Normalization.cuh runs it
-// on a GPU where cuDNN's is not used (16-bit weights): one block per channel, (tx, ty) threads with
-// tx covering the spatial positions (AtenBnThreads) and ty = 512 / tx stepping over the batch. The
-// forward collects the channel's mean and variance in one Welford pass, updates the running
-// statistics in a kernel of its own, then normalises in a second pass; the backward reduces
-// sum(dy) and sum(dy * (x - mean)) per channel and writes dx in the same kernel.
-constexpr int kAtenBnBlock = 512;
-
-// The smallest of 32, 64, ..., 512 threads that covers n values, else 512.
-int AtenBnThreads(int64_t n) {
-  for (int t = 32; t < kAtenBnBlock; t *= 2)
-    if (n <= t) return t;
-  return kAtenBnBlock;
-}
-
-// Merges the Welford state (count, mean, m2) of another part of the data into this one.
-__device__ void WelfordMerge(float* n, float* mean, float* m2, float on, float omean, float om2) {
-  const float total = *n + on;
-  if (total == 0.f) return;
-  const float d = omean - *mean;
-  *mean += d * on / total;
-  *m2 += om2 + d * d * *n * on / total;
-  *n = total;
-}
-
-// The block's combined Welford state, for 2-D blocks of at most 1024 threads; every thread gets it.
-__device__ void BlockWelford(float* n, float* mean, float* m2) {
-  __shared__ float part[3][32];
-  for (int o = 16; o > 0; o >>= 1)
-    WelfordMerge(n, mean, m2, __shfl_xor_sync(0xffffffffU, *n, o),
-                 __shfl_xor_sync(0xffffffffU, *mean, o), __shfl_xor_sync(0xffffffffU, *m2, o));
-  const int tid = threadIdx.x + threadIdx.y * blockDim.x, lane = tid & 31, warp = tid >> 5;
-  const int warps = (blockDim.x * blockDim.y + 31) >> 5;
-  if (lane == 0) {
-    part[0][warp] = *n;
-    part[1][warp] = *mean;
-    part[2][warp] = *m2;
-  }
-  __syncthreads();
-  *n = lane < warps ? part[0][lane] : 0.f;
-  *mean = lane < warps ? part[1][lane] : 0.f;
-  *m2 = lane < warps ? part[2][lane] : 0.f;
-  for (int o = 16; o > 0; o >>= 1)
-    WelfordMerge(n, mean, m2, __shfl_xor_sync(0xffffffffU, *n, o),
-                 __shfl_xor_sync(0xffffffffU, *mean, o), __shfl_xor_sync(0xffffffffU, *m2, o));
-}
-
-// The sums of a and b over a 2-D block; every thread gets them.
-__device__ void BlockSum2(float* a, float* b) {
-  __shared__ float part[2][32];
-  for (int o = 16; o > 0; o >>= 1) {
-    *a += __shfl_xor_sync(0xffffffffU, *a, o);
-    *b += __shfl_xor_sync(0xffffffffU, *b, o);
-  }
-  const int tid = threadIdx.x + threadIdx.y * blockDim.x, lane = tid & 31, warp = tid >> 5;
-  const int warps = (blockDim.x * blockDim.y + 31) >> 5;
-  if (lane == 0) {
-    part[0][warp] = *a;
-    part[1][warp] = *b;
-  }
-  __syncthreads();
-  *a = lane < warps ? part[0][lane] : 0.f;
-  *b = lane < warps ? part[1][lane] : 0.f;
-  for (int o = 16; o > 0; o >>= 1) {
-    *a += __shfl_xor_sync(0xffffffffU, *a, o);
-    *b += __shfl_xor_sync(0xffffffffU, *b, o);
-  }
-}
-
-template <typename T>
-__global__ void AtenBnStatsKernel(const T* x, float* mean, float* invstd, int64_t mb, int64_t c,
-                                  int64_t sp) {
-  const int64_t ch = blockIdx.x;
-  float n = 0.f, mu = 0.f, m2 = 0.f;
-  for (int64_t b = threadIdx.y; b < mb; b += blockDim.y) {
-    const T* row = x + (b * c + ch) * sp;
-    for (int64_t i = threadIdx.x; i < sp; i += blockDim.x) {
-      const float v = Load(row, i), d = v - mu;
-      n += 1.f;
-      mu += d / n;
-      m2 += d * (v - mu);
-    }
-  }
-  BlockWelford(&n, &mu, &m2);
-  if (threadIdx.x == 0 && threadIdx.y == 0) {
-    mean[ch] = mu;
-    invstd[ch] = rsqrtf(m2 / n + 1e-5f);
-  }
-}
-
-// running = 0.9 running + 0.1 batch statistic (the variance unbiased), per channel.
-template <typename T>
-__global__ void AtenBnRunningStatsKernel(const float* mean, const float* invstd, T* run_mean,
-                                         T* run_var, int64_t c, float count) {
-  GRID_STRIDE(i, c) {
-    const float var = 1.f / (invstd[i] * invstd[i]) - 1e-5f;
-    Store(run_mean, i, 0.9f * Load(run_mean, i) + 0.1f * mean[i]);
-    Store(run_var, i, 0.9f * Load(run_var, i) + 0.1f * var * count / fmaxf(count - 1.f, 1.f));
-  }
-}
-
-template <typename T>
-__global__ void AtenBnTransformKernel(const T* x, T* y, const float* mean, const float* invstd,
-                                      const T* gamma, const T* beta, int64_t mb, int64_t c,
-                                      int64_t sp) {
-  const int64_t ch = blockIdx.x;
-  const float mu = mean[ch], r = invstd[ch], g = Load(gamma, ch), h = Load(beta, ch);
-  for (int64_t b = threadIdx.y + blockIdx.y * int64_t{blockDim.y}; b < mb;
-       b += int64_t{blockDim.y} * gridDim.y) {
-    const int64_t base = (b * c + ch) * sp;
-    for (int64_t i = threadIdx.x; i < sp; i += blockDim.x)
-      Store(y, base + i, g * (Load(x, base + i) - mu) * r + h);
-  }
-}
-
-template <typename T>
-__global__ void AtenBnBwdKernel(const T* x, const T* dy, const T* gamma, const float* mean,
-                                const float* invstd, T* dx, T* dgamma, T* dbeta, int64_t mb,
-                                int64_t c, int64_t sp) {
-  const int64_t ch = blockIdx.x;
-  const float mu = mean[ch], r = invstd[ch];
-  float sum_dy = 0.f, dot = 0.f;  // sum(dy), sum(dy * (x - mean))
-  for (int64_t b = threadIdx.y; b < mb; b += blockDim.y) {
-    const int64_t base = (b * c + ch) * sp;
-    for (int64_t i = threadIdx.x; i < sp; i += blockDim.x) {
-      const float g = Load(dy, base + i);
-      sum_dy += g;
-      dot += g * (Load(x, base + i) - mu);
-    }
-  }
-  BlockSum2(&sum_dy, &dot);
-  const float norm = 1.f / static_cast<float>(mb * sp);
-  const float grad_mean = sum_dy * norm, proj = dot * norm * r * r, scale = r * Load(gamma, ch);
-  for (int64_t b = threadIdx.y; b < mb; b += blockDim.y) {
-    const int64_t base = (b * c + ch) * sp;
-    for (int64_t i = threadIdx.x; i < sp; i += blockDim.x)
-      Store(dx, base + i,
-            (Load(dy, base + i) - (Load(x, base + i) - mu) * proj - grad_mean) * scale);
-  }
-  if (threadIdx.x == 0 && threadIdx.y == 0) {
-    Store(dgamma, ch, dot * r);
-    Store(dbeta, ch, sum_dy);
-  }
-}
-
 // The gradients of gamma and beta: column sums of dy * xhat and dy, tiled as ColumnSumKernel.
 template <typename T>
 __global__ void LayerNormBwdParamsKernel(const T* x, const T* dy, const float* mean,
@@ -628,19 +424,19 @@ cudaError_t Eltwise(Act act, bool backward, const void* x, const void* dy, void*
                     Elem t, cudaStream_t stream) {
   DISPATCH(t, {
     if (backward)
-      EltwiseBwdKernel<<<VecBlocks<T>(n), kVecThreads, 0, stream>>>(
-          act, static_cast<const T*>(x), static_cast<const T*>(dy), static_cast<T*>(y), n);
+      VecMapKernel<T, DerivativeFn><<<VecBlocks<T>(n), kVecThreads, 0, stream>>>(
+          {act}, static_cast<const T*>(x), static_cast<const T*>(dy), static_cast<T*>(y), n);
     else
-      EltwiseFwdKernel<<<VecBlocks<T>(n), kVecThreads, 0, stream>>>(
-          act, static_cast<const T*>(x), static_cast<T*>(y), n);
+      VecMapKernel<T, ActivateFn><<<VecBlocks<T>(n), kVecThreads, 0, stream>>>(
+          {act}, static_cast<const T*>(x), nullptr, static_cast<T*>(y), n);
   });
 }
 
 cudaError_t Binary(BinaryOp op, const void* a, const void* b, void* c, int64_t n, Elem t,
                    cudaStream_t stream) {
   DISPATCH(t, {
-    BinaryKernel<<<VecBlocks<T>(n), kVecThreads, 0, stream>>>(
-        op, static_cast<const T*>(a), static_cast<const T*>(b), static_cast<T*>(c), n);
+    VecMapKernel<T, BinaryFn><<<VecBlocks<T>(n), kVecThreads, 0, stream>>>(
+        {op}, static_cast<const T*>(a), static_cast<const T*>(b), static_cast<T*>(c), n);
   });
 }
 
@@ -717,43 +513,6 @@ cudaError_t LayerNormBwd(const void* x, const void* dy, const void* gamma, const
     cudaMemsetAsync(dbeta, 0, sizeof(float) * c, stream);
     LayerNormBwdParamsKernel<<<ColumnTiles(rows, c), dim3(32, 8), 0, stream>>>(
         static_cast<const T*>(x), static_cast<const T*>(dy), mean, rstd, dgamma, dbeta, rows, c);
-  });
-}
-
-cudaError_t AtenBatchNormFwd(const void* x, const void* gamma, const void* beta, void* y,
-                             float* mean, float* invstd, void* run_mean, void* run_var, int64_t mb,
-                             int64_t c, int64_t sp, Elem t, cudaStream_t stream) {
-  const int tx = AtenBnThreads(sp);
-  const dim3 stats_block(tx, std::max(1, kAtenBnBlock / tx));
-  // The normalising pass: at least 64 threads across the map where it has that many (a quarter
-  // of the map's threads where more), the rest of 64 over the batch, and grid rows over the batch
-  // up to 256 Ki blocks in all.
-  const int nx = std::max(AtenBnThreads(sp / 4), std::min(AtenBnThreads(sp), 64));
-  const int ny = std::max(1, 64 / nx);
-  const int64_t rows =
-      std::clamp<int64_t>(std::min<int64_t>((256 * 1024) / c, (mb + ny - 1) / ny), 1, 65535);
-  const dim3 grid(static_cast<unsigned>(c), static_cast<unsigned>(rows));
-  DISPATCH(t, {
-    AtenBnStatsKernel<<<static_cast<unsigned>(c), stats_block, 0, stream>>>(
-        static_cast<const T*>(x), mean, invstd, mb, c, sp);
-    AtenBnRunningStatsKernel<<<Blocks(c), kThreads, 0, stream>>>(
-        mean, invstd, static_cast<T*>(run_mean), static_cast<T*>(run_var), c,
-        static_cast<float>(mb * sp));
-    AtenBnTransformKernel<<<grid, dim3(nx, ny), 0, stream>>>(
-        static_cast<const T*>(x), static_cast<T*>(y), mean, invstd, static_cast<const T*>(gamma),
-        static_cast<const T*>(beta), mb, c, sp);
-  });
-}
-
-cudaError_t AtenBatchNormBwd(const void* x, const void* dy, const void* gamma, const float* mean,
-                             const float* invstd, void* dx, void* dgamma, void* dbeta, int64_t mb,
-                             int64_t c, int64_t sp, Elem t, cudaStream_t stream) {
-  const int tx = AtenBnThreads(sp);
-  const dim3 block(tx, std::max(1, kAtenBnBlock / tx));
-  DISPATCH(t, {
-    AtenBnBwdKernel<<<static_cast<unsigned>(c), block, 0, stream>>>(
-        static_cast<const T*>(x), static_cast<const T*>(dy), static_cast<const T*>(gamma), mean,
-        invstd, static_cast<T*>(dx), static_cast<T*>(dgamma), static_cast<T*>(dbeta), mb, c, sp);
   });
 }
 

@@ -1,8 +1,9 @@
 // The GPU kernels of our own: what frameworks run as their own CUDA kernels rather than cuDNN or
 // cuBLAS calls (element-wise functions, binary ops, reductions, softmax, dropout, layer norm,
-// embedding gather and scatter, the loss and the optimizer updates), plus filling buffers and an
-// empty kernel for the launch-cost microbenchmark. Each launcher enqueues on `stream` and returns
-// the launch's error.
+// PyTorch's own batch norm, embedding gather and scatter, the loss and the optimizer updates),
+// plus filling buffers and an empty kernel for the launch-cost microbenchmark (kernels.cu; batch
+// norm in batch_norm_kernels.cu). Each launcher enqueues on `stream` and returns the launch's
+// error.
 #ifndef EPOCHCOST_PROFILER_GPU_KERNELS_H_
 #define EPOCHCOST_PROFILER_GPU_KERNELS_H_
 
