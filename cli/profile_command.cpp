@@ -289,8 +289,10 @@ int List(const ProfileOptions& o) {
     // those it predicted worse held out.
     const bool any = k.AppliesTo("", nullptr);
     const size_t worse = k.shipped ? k.ModelsWorse().size() : 0;
-    std::string applies =
-        any ? "any model" : "its " + std::to_string(k.Models().size()) + " models";
+    const size_t own = k.Models().size();
+    std::string applies = any        ? "any model"
+                          : own == 1 ? "its 1 model"
+                                     : "its " + std::to_string(own) + " models";
     if (worse > 0) applies += " but " + std::to_string(worse);
     c.push_back({k.framework, k.device_kind, scale, us, batch, std::to_string(k.runs), mape,
                  applies, k.fitted_at + (k.shipped ? " (shipped)" : "")});

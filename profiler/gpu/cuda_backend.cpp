@@ -14,6 +14,7 @@
 #include "profiler/gpu/cudnn_graph_conv.h"
 #include "profiler/gpu/gpu_backend.h"
 #include "profiler/gpu/kernels.h"
+#include "profiler/gpu/rnn_algo.h"
 
 namespace epochcost::profiler {
 namespace {
@@ -393,7 +394,8 @@ Prepared Builder::Dropout() {
 }
 
 // A whole recurrent layer through cuDNN's RNN API (cudnnRNNForward, cudnnRNNBackwardData_v8 and
-// cudnnRNNBackwardWeights_v8), as PyTorch's nn.LSTM and nn.GRU train on a GPU.
+// cudnnRNNBackwardWeights_v8), as PyTorch's nn.LSTM and nn.GRU train on a GPU: with the algorithm
+// PyTorch picks for each pass (rnn_algo.h), falling back to the standard one where cuDNN declines.
 Prepared Builder::Rnn() {
   const int t = I("t"), mb = I("mb"), ic = I("ic"), hc = I("hc"), dirs = I("dirs", 1);
   const bool lstm = s_.alg != "gru";
@@ -405,15 +407,6 @@ Prepared Builder::Rnn() {
     cudnnDestroyDropoutDescriptor(static_cast<cudnnDropoutDescriptor_t>(q));
   }));
   CK(cudnnSetDropoutDescriptor(dd, h, 0.f, nullptr, 0, 0));
-  cudnnRNNDescriptor_t rnn;
-  CK(cudnnCreateRNNDescriptor(&rnn));
-  out_.keep.push_back(std::shared_ptr<void>(
-      rnn, [](void* q) { cudnnDestroyRNNDescriptor(static_cast<cudnnRNNDescriptor_t>(q)); }));
-  CK(cudnnSetRNNDescriptor_v8(
-      rnn, CUDNN_RNN_ALGO_STANDARD, lstm ? CUDNN_LSTM : CUDNN_GRU, CUDNN_RNN_DOUBLE_BIAS,
-      dirs == 2 ? CUDNN_BIDIRECTIONAL : CUDNN_UNIDIRECTIONAL, CUDNN_LINEAR_INPUT, type,
-      type == CUDNN_DATA_HALF ? CUDNN_DATA_HALF : CUDNN_DATA_FLOAT, CudnnMath(s_.dtype), ic, hc, hc,
-      1, dd, CUDNN_RNN_PADDED_IO_DISABLED));
   auto data = [&](int vector) {
     cudnnRNNDataDescriptor_t d;
     CK(cudnnCreateRNNDataDescriptor(&d));
@@ -426,15 +419,56 @@ Prepared Builder::Rnn() {
     return d;
   };
   cudnnRNNDataDescriptor_t xd = data(ic), yd = data(hc * dirs);
+  // The layer with `algo`, and the sizes of its workspace and reserve; nullptr where cuDNN does
+  // not run that algorithm for it.
+  size_t work_bytes = 0, reserve_bytes = 0;
+  auto layer = [&](RnnAlgo algo) -> cudnnRNNDescriptor_t {
+    cudnnRNNDescriptor_t rnn;
+    CK(cudnnCreateRNNDescriptor(&rnn));
+    out_.keep.push_back(std::shared_ptr<void>(
+        rnn, [](void* q) { cudnnDestroyRNNDescriptor(static_cast<cudnnRNNDescriptor_t>(q)); }));
+    size_t work = 0, reserve = 0;
+    if (cudnnSetRNNDescriptor_v8(
+            rnn, static_cast<cudnnRNNAlgo_t>(algo), lstm ? CUDNN_LSTM : CUDNN_GRU,
+            CUDNN_RNN_DOUBLE_BIAS, dirs == 2 ? CUDNN_BIDIRECTIONAL : CUDNN_UNIDIRECTIONAL,
+            CUDNN_LINEAR_INPUT, type, type == CUDNN_DATA_HALF ? CUDNN_DATA_HALF : CUDNN_DATA_FLOAT,
+            CudnnMath(s_.dtype), ic, hc, hc, 1, dd,
+            CUDNN_RNN_PADDED_IO_DISABLED) != CUDNN_STATUS_SUCCESS ||
+        cudnnGetRNNTempSpaceSizes(h, rnn, CUDNN_FWD_MODE_TRAINING, xd, &work, &reserve) !=
+            CUDNN_STATUS_SUCCESS)
+      return nullptr;
+    work_bytes = std::max(work_bytes, work);
+    reserve_bytes = std::max(reserve_bytes, reserve);
+    return rnn;
+  };
+  GpuArch arch;
+  int device = 0;
+  CK(cudaGetDevice(&device));
+  CK(cudaDeviceGetAttribute(&arch.major, cudaDevAttrComputeCapabilityMajor, device));
+  CK(cudaDeviceGetAttribute(&arch.minor, cudaDevAttrComputeCapabilityMinor, device));
+  CK(cudaDeviceGetAttribute(&arch.sms, cudaDevAttrMultiProcessorCount, device));
+  const RnnLayer shape{.gru = !lstm,
+                       .hidden = hc,
+                       .input = ic,
+                       .directions = dirs,
+                       .batch = mb,
+                       .steps = t,
+                       .fp16 = type == CUDNN_DATA_HALF};
+  auto pick = [&](bool forward) {
+    cudnnRNNDescriptor_t d = layer(PyTorchRnnAlgo(shape, arch, forward));
+    if (d == nullptr) d = layer(RnnAlgo::kStandard);
+    if (d == nullptr) throw GpuError("cuDNN runs no RNN algorithm for " + s_.ToString(), true);
+    return d;
+  };
+  cudnnRNNDescriptor_t fwd = pick(true), bwd = pick(false);
   cudnnTensorDescriptor_t hd;
   CK(cudnnCreateTensorDescriptor(&hd));
   out_.keep.push_back(std::shared_ptr<void>(
       hd, [](void* q) { cudnnDestroyTensorDescriptor(static_cast<cudnnTensorDescriptor_t>(q)); }));
   const int hdims[3] = {dirs, mb, hc}, hstrides[3] = {mb * hc, hc, 1};
   CK(cudnnSetTensorNdDescriptor(hd, type, 3, hdims, hstrides));
-  size_t weight_bytes = 0, work_bytes = 0, reserve_bytes = 0;
-  CK(cudnnGetRNNWeightSpaceSize(h, rnn, &weight_bytes));
-  CK(cudnnGetRNNTempSpaceSizes(h, rnn, CUDNN_FWD_MODE_TRAINING, xd, &work_bytes, &reserve_bytes));
+  size_t weight_bytes = 0;
+  CK(cudnnGetRNNWeightSpaceSize(h, fwd, &weight_bytes));
   std::vector<int32_t> lengths(mb, t);
   auto* seq = static_cast<int32_t*>(Bytes(sizeof(int32_t) * mb, false));
   CK(cudaMemcpy(seq, lengths.data(), sizeof(int32_t) * mb, cudaMemcpyHostToDevice));
@@ -455,7 +489,7 @@ Prepared Builder::Rnn() {
   void* dcx = lstm ? Elements(state) : nullptr;
   cudnnTensorDescriptor_t cd = lstm ? hd : nullptr;
   auto forward = [=] {
-    CK(cudnnRNNForward(h, rnn, CUDNN_FWD_MODE_TRAINING, seq, xd, x, yd, y, hd, hx, hy, cd, cx, cy,
+    CK(cudnnRNNForward(h, fwd, CUDNN_FWD_MODE_TRAINING, seq, xd, x, yd, y, hd, hx, hy, cd, cx, cy,
                        weight_bytes, weights, work_bytes, work, reserve_bytes, reserve));
   };
   forward();
@@ -463,10 +497,10 @@ Prepared Builder::Rnn() {
     out_.run = forward;
   else
     out_.run = [=] {
-      CK(cudnnRNNBackwardData_v8(h, rnn, seq, yd, y, dy, xd, dx, hd, hx, nullptr, dhx, cd, cx,
+      CK(cudnnRNNBackwardData_v8(h, bwd, seq, yd, y, dy, xd, dx, hd, hx, nullptr, dhx, cd, cx,
                                  nullptr, dcx, weight_bytes, weights, work_bytes, work,
                                  reserve_bytes, reserve));
-      CK(cudnnRNNBackwardWeights_v8(h, rnn, CUDNN_WGRAD_MODE_ADD, seq, xd, x, hd, hx, yd, y,
+      CK(cudnnRNNBackwardWeights_v8(h, bwd, CUDNN_WGRAD_MODE_ADD, seq, xd, x, hd, hx, yd, y,
                                     weight_bytes, dweights, work_bytes, work, reserve_bytes,
                                     reserve));
     };

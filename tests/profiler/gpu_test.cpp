@@ -3,6 +3,7 @@
 #include <gtest/gtest.h>
 
 #include "profiler/gpu/gpu_backend.h"
+#include "profiler/gpu/rnn_algo.h"
 
 namespace epochcost::profiler {
 namespace {
@@ -27,6 +28,48 @@ class GpuTest : public ::testing::Test {
   }
   std::unique_ptr<Backend> backend_;
 };
+
+// PyTorch's get_algo (aten/src/ATen/native/cudnn/RNN.cpp), case by case; runs without a GPU.
+TEST(RnnAlgoTest, PicksWhatPyTorchPicks) {
+  const GpuArch h100{9, 0, 132}, a100{8, 0, 108}, a10{8, 6, 72}, t4{7, 5, 40}, v100{7, 0, 80};
+  // The zoo's LSTMs: the bi-LSTM (32 x 64, t = 100) and lstm_text_generation (128 x 128, t = 40).
+  const RnnLayer bilstm{.hidden = 64, .input = 128, .directions = 2, .batch = 32, .steps = 100};
+  const RnnLayer textgen{.hidden = 128, .input = 57, .batch = 128, .steps = 40};
+  for (bool forward : {true, false}) {
+    EXPECT_EQ(PyTorchRnnAlgo(bilstm, h100, forward), RnnAlgo::kPersistStaticSmallH);
+    EXPECT_EQ(PyTorchRnnAlgo(textgen, t4, forward), RnnAlgo::kPersistStaticSmallH);
+  }
+  // Hidden 160: small-hidden forward (<= 192), not backward (<= 128).
+  const RnnLayer h160{.hidden = 160, .input = 64, .batch = 32, .steps = 50};
+  EXPECT_EQ(PyTorchRnnAlgo(h160, h100, true), RnnAlgo::kPersistStaticSmallH);
+  EXPECT_EQ(PyTorchRnnAlgo(h160, h100, false), RnnAlgo::kStandard);
+  // Larger fp16 LSTMs: persistent where the shape and the GPU allow it.
+  RnnLayer big{.hidden = 256, .input = 256, .batch = 64, .steps = 40, .fp16 = true};
+  EXPECT_EQ(PyTorchRnnAlgo(big, a100, false), RnnAlgo::kPersistStatic);
+  EXPECT_EQ(PyTorchRnnAlgo(big, h100, true), RnnAlgo::kPersistStatic);
+  EXPECT_EQ(PyTorchRnnAlgo(big, v100, true), RnnAlgo::kPersistStatic);
+  EXPECT_EQ(PyTorchRnnAlgo(big, a10, true), RnnAlgo::kStandard);  // sm_86 excluded
+  EXPECT_EQ(PyTorchRnnAlgo(big, t4, true), RnnAlgo::kStandard);   // Turing excluded
+  RnnLayer other = big;
+  other.fp16 = false;  // fp32 and bf16: standard
+  EXPECT_EQ(PyTorchRnnAlgo(other, a100, true), RnnAlgo::kStandard);
+  other = big;
+  other.gru = true;  // persistent GRUs only on Volta
+  EXPECT_EQ(PyTorchRnnAlgo(other, a100, true), RnnAlgo::kStandard);
+  EXPECT_EQ(PyTorchRnnAlgo(other, v100, true), RnnAlgo::kPersistStatic);
+  other = big;
+  other.directions = 2;
+  EXPECT_EQ(PyTorchRnnAlgo(other, a100, true), RnnAlgo::kStandard);
+  other = big;
+  other.batch = 136;  // over 128
+  EXPECT_EQ(PyTorchRnnAlgo(other, a100, true), RnnAlgo::kStandard);
+  other.batch = 80;  // Volta's excluded batch
+  EXPECT_EQ(PyTorchRnnAlgo(other, v100, true), RnnAlgo::kStandard);
+  EXPECT_EQ(PyTorchRnnAlgo(other, a100, true), RnnAlgo::kPersistStatic);
+  other = big;
+  other.input = 200;  // not a multiple of 128
+  EXPECT_EQ(PyTorchRnnAlgo(other, a100, true), RnnAlgo::kStandard);
+}
 
 TEST(GpuBackendTest, WithoutDeviceSaysWhyInOneLine) {
   Result<std::unique_ptr<Backend>> b = MakeGpuBackend();
