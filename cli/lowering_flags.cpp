@@ -6,7 +6,8 @@ namespace epochcost::cli {
 
 void AddLoweringFlags(CLI::App* app, LoweringFlags* f) {
   app->add_option("--precision", f->precision,
-                  "fp32 (default), tf32 (GPU tensor cores), bf16 or fp16");
+                  "fp32 (default), tf32 (GPU tensor cores), bf16, fp16, or amp / amp-bf16 "
+                  "(autocast: 16-bit compute, fp32 weights and optimizer)");
   app->add_option("--optimizer", f->optimizer,
                   "sgd, momentum, rmsprop, adam or adadelta (default: the model's, else sgd)");
   app->add_option("--rnn", f->rnn,
@@ -39,8 +40,15 @@ std::string LoweringFlagsCommandLine(const LoweringFlags& f) {
 
 Result<LoweringOptions> ResolveLowering(const LoweringFlags& f, const Model& model, int64_t batch,
                                         std::string* optimizer_name, LoweringTarget target) {
-  Result<DType> precision = ParseDType(f.precision);
-  if (!precision.ok()) return precision.status().WithContext("--precision");
+  // amp and amp-bf16: autocast's mixed precision, 16-bit compute over fp32 weights.
+  const bool amp = f.precision == "amp" || f.precision == "amp-bf16";
+  Result<DType> precision = f.precision == "amp"        ? Result<DType>(DType::kFloat16)
+                            : f.precision == "amp-bf16" ? Result<DType>(DType::kBFloat16)
+                                                        : ParseDType(f.precision);
+  if (!precision.ok() || !IsFloat(*precision))
+    return Status::InvalidArgument("unknown precision '" + f.precision +
+                                   "' (expected fp32, tf32, bf16, fp16, amp or amp-bf16)")
+        .WithContext("--precision");
   std::string name = f.optimizer;
   if (name.empty()) name = model.info().training.optimizer;
   if (name.empty()) name = "sgd";
@@ -59,8 +67,9 @@ Result<LoweringOptions> ResolveLowering(const LoweringFlags& f, const Model& mod
       .framework_reorders = !gpu && !f.no_reorders,
       .separate_conv_bias = gpu,
       .aten_kernels = !gpu && !f.no_aten && *precision == DType::kFloat32,
-      .aten_batch_norm =
-          gpu && !f.no_aten && (*precision == DType::kBFloat16 || *precision == DType::kFloat16)};
+      .aten_batch_norm = gpu && !f.no_aten && !amp &&
+                         (*precision == DType::kBFloat16 || *precision == DType::kFloat16),
+      .amp = amp};
 }
 
 Result<EpochSizes> ResolveEpochSizes(const Model& model, int64_t batch, int64_t samples,

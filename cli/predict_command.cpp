@@ -109,7 +109,7 @@ int PrintMeasured(const PredictOptions& o, const Prediction& p, const Result<Pat
     j["device"] = p.device;
     j["threads"] = p.threads;
     j["batch"] = p.batch;
-    j["precision"] = DTypeName(p.lowering.precision);
+    j["precision"] = PrecisionName(p.lowering);
     j["optimizer"] = p.optimizer;
     j["per_op_overhead_seconds"] = p.overhead.seconds();
     JsonCalibration(p, &j);
@@ -127,7 +127,7 @@ int PrintMeasured(const PredictOptions& o, const Prediction& p, const Result<Pat
   }
   char line[320];
   std::cout << "Model " << p.model_name << ", batch " << p.batch << ", "
-            << DTypeName(p.lowering.precision) << ", " << p.optimizer << ", on " << o.request.on
+            << PrecisionName(p.lowering) << ", " << p.optimizer << ", on " << o.request.on
             << " (" << p.device;
   if (!p.gpu) std::cout << ", " << p.threads << " thread" << (p.threads == 1 ? "" : "s");
   std::cout << ")\n" << CalibrationLine(p);
@@ -171,7 +171,7 @@ int PrintElsewhere(const PredictOptions& o, const Prediction& p, const Result<Pa
     j["vcpus"] = machine.vcpus;
     j["batch"] = p.batch;
     j["device_batch"] = m.device_batch;
-    j["precision"] = DTypeName(p.lowering.precision);
+    j["precision"] = PrecisionName(p.lowering);
     j["optimizer"] = p.optimizer;
     j["source"] = m.source;
     const std::string retired = RetiredOn(o.request.on);
@@ -197,7 +197,7 @@ int PrintElsewhere(const PredictOptions& o, const Prediction& p, const Result<Pa
   }
   char line[512];
   std::cout << "Model " << p.model_name << ", batch " << p.batch << ", "
-            << DTypeName(p.lowering.precision) << ", " << p.optimizer << ", on " << o.request.on
+            << PrecisionName(p.lowering) << ", " << p.optimizer << ", on " << o.request.on
             << " (";
   if (p.gpu)
     std::cout << machine.gpus << " x " << machine.gpu->name << ", " << machine.vcpus << " vCPUs";
@@ -249,7 +249,7 @@ int Predict(PredictOptions o) {
   if (!p.ok()) return ReportError(p.status());
   const PathKey path{p->path, p->device_kind()};
   const Result<PathRecord> record =
-      RecordOf(path, ShippedRecordsOf({path}, std::string(DTypeName(p->lowering.precision)),
+      RecordOf(path, ShippedRecordsOf({path}, PrecisionName(p->lowering),
                                       o.profiles, o.catalog));
   return p->measured ? PrintMeasured(o, *p, record) : PrintElsewhere(o, *p, record);
 }

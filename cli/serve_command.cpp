@@ -179,7 +179,7 @@ int Serve(const ServeOptions& o) {
   const std::vector<PathKey> paths = PathsOfRows(plan->ranked, top);
   Result<std::vector<PathRecord>> records = std::vector<PathRecord>{};
   if (!o.csv)
-    records = ShippedRecordsOf(paths, std::string(DTypeName(req.cpu_lowering.precision)),
+    records = ShippedRecordsOf(paths, PrecisionName(req.cpu_lowering),
                                o.market.profiles, o.market.catalog);
   if (o.json) {
     std::cout << Json(*plan, top, records, *market).dump(2) << "\n";

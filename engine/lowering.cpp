@@ -69,6 +69,13 @@ class Lowerer {
 
  private:
   void Emit(OpKind kind, Dims dims, const std::string& layer, std::string alg = "", int count = 1);
+  // A dtype conversion of n values (autocast's casts), as a copy from `from` to `to`.
+  void Cast(int64_t n, DType from, DType to, const std::string& layer, int count = 1);
+  void Add(OpSignature sig, const std::string& layer, int count);
+  // The layer's trainable tensors (weights, then bias), in values.
+  std::vector<int64_t> ParamTensors(int i) const;
+  // Whether autocast casts the layer's weights to 16 bits (the ops on its lower-precision list).
+  bool CastsWeights(int i) const;
   void Eltwise(Activation a, int64_t n, const std::string& layer, bool backward);
   void Layer(int i);
   void Backward(int i);
@@ -110,12 +117,50 @@ bool AlwaysAten(OpKind kind) {
   }
 }
 
+// What autocast runs in fp32 whatever the autocast type (LoweringOptions::amp): the weights'
+// update, and the ops on its fp32 list that a step lowers to.
+bool Float32UnderAutocast(OpKind kind) {
+  switch (kind) {
+    case OpKind::kOptimizer:
+    case OpKind::kLayerNormFwd:
+    case OpKind::kLayerNormBwd:
+    case OpKind::kSoftmaxFwd:
+    case OpKind::kSoftmaxBwd:
+    case OpKind::kLoss:
+      return true;
+    default:
+      return false;
+  }
+}
+
 void Lowerer::Emit(OpKind kind, Dims dims, const std::string& layer, std::string alg, int count) {
   if (o_.aten_kernels && AlwaysAten(kind)) dims["aten"] = 1;
   if (o_.aten_batch_norm && (kind == OpKind::kBatchNormFwd || kind == OpKind::kBatchNormBwd))
     dims["aten"] = 1;
-  OpSignature sig{
-      .kind = kind, .dtype = o_.precision, .alg = std::move(alg), .dims = std::move(dims)};
+  DType dtype = o_.precision;
+  if (o_.amp && Float32UnderAutocast(kind)) {
+    dtype = DType::kFloat32;
+    // Autocast casts the 16-bit input up and the next 16-bit op casts the output down; the
+    // backward pass casts the gradients the same two ways (the loss's op holds both passes).
+    if (kind != OpKind::kOptimizer) {
+      const int64_t n = dims.count("rows") ? dims.at("rows") * dims.at("c") : 0;
+      Cast(n, o_.precision, DType::kFloat32, layer, count);
+      Cast(n, DType::kFloat32, o_.precision, layer, count);
+    }
+  }
+  Add({.kind = kind, .dtype = dtype, .alg = std::move(alg), .dims = std::move(dims)}, layer, count);
+}
+
+void Lowerer::Cast(int64_t n, DType from, DType to, const std::string& layer, int count) {
+  if (n <= 0 || from == to) return;
+  Add({.kind = OpKind::kReorder,
+       .dtype = to,
+       .alg = "from_" + std::string(DTypeName(from)),
+       .dims = {{"n", n}}},
+      layer, count);
+}
+
+void Lowerer::Add(OpSignature sig, const std::string& layer, int count) {
   const std::string key = sig.ToString();
   auto it = index_.find(key);
   if (it == index_.end()) {
@@ -304,8 +349,13 @@ void Lowerer::Layer(int i) {
   const std::string& name = l.name;
   const Shape& out = model_.output_shape(i);
   const int64_t n_out = B() * out.elements();
+  if (o_.amp && CastsWeights(i))
+    for (int64_t n : ParamTensors(i)) Cast(n, DType::kFloat32, o_.precision, name);
   switch (l.kind) {
     case LayerKind::kInput:
+      // Autocast: float inputs stay fp32 until the first 16-bit op casts them.
+      if (o_.amp && !l.dtype) Cast(n_out, DType::kFloat32, o_.precision, name);
+      return;
     case LayerKind::kFlatten:
     case LayerKind::kReshape:
       return;
@@ -445,6 +495,9 @@ void Lowerer::Backward(int i) {
   const int64_t n_out = B() * out.elements();
   bool data_grad = false;
   for (int q : model_.inputs(i)) data_grad = data_grad || needs_grad_[q];
+  // Autocast: the 16-bit weights' gradients back to the fp32 weights.
+  if (o_.amp && CastsWeights(i))
+    for (int64_t n : ParamTensors(i)) Cast(n, o_.precision, DType::kFloat32, name);
   switch (l.kind) {
     case LayerKind::kInput:
     case LayerKind::kFlatten:
@@ -626,11 +679,43 @@ void Lowerer::UnrolledRnn(int i, bool backward) {
 // One update per weight tensor, as frameworks apply them.
 void Lowerer::Optimizers(int i) {
   const LayerSpec& l = model_.layer(i);
+  for (int64_t n : ParamTensors(i)) {
+    // GradScaler (fp16 autocast) unscales each gradient before the update.
+    if (o_.amp && o_.precision == DType::kFloat16)
+      Add({.kind = OpKind::kEltwiseFwd,
+           .dtype = DType::kFloat32,
+           .alg = "unscale",
+           .dims = {{"n", n}}},
+          l.name, 1);
+    Emit(OpKind::kOptimizer, {{"n", n}}, l.name, std::string(OptimizerName(o_.optimizer)));
+  }
+}
+
+bool Lowerer::CastsWeights(int i) const {
+  switch (model_.layer(i).kind) {
+    case LayerKind::kDense:
+    case LayerKind::kConv1D:
+    case LayerKind::kConv2D:
+    case LayerKind::kDepthwiseConv2D:
+    case LayerKind::kSeparableConv1D:
+    case LayerKind::kSeparableConv2D:
+    case LayerKind::kLstm:
+    case LayerKind::kGru:
+    case LayerKind::kAttention:
+    case LayerKind::kHighway:
+      return true;
+    default:
+      return false;
+  }
+}
+
+std::vector<int64_t> Lowerer::ParamTensors(int i) const {
+  const LayerSpec& l = model_.layer(i);
   std::vector<Shape> in;
   for (int q : model_.inputs(i)) in.push_back(model_.output_shape(q));
   const LayerCounts c = CountLayer(l, in, model_.output_shape(i));
-  if (c.trainable_params == 0) return;
   std::vector<int64_t> tensors;
+  if (c.trainable_params == 0) return tensors;
   int64_t bias = 0;
   switch (l.kind) {
     case LayerKind::kDense:
@@ -650,8 +735,7 @@ void Lowerer::Optimizers(int i) {
   }
   if (c.trainable_params > bias) tensors.push_back(c.trainable_params - bias);
   if (bias > 0) tensors.push_back(bias);
-  for (int64_t n : tensors)
-    Emit(OpKind::kOptimizer, {{"n", n}}, l.name, std::string(OptimizerName(o_.optimizer)));
+  return tensors;
 }
 
 Result<StepOps> Lowerer::Run() {
@@ -684,6 +768,11 @@ Result<RnnLowering> ParseRnnLowering(std::string_view name) {
   if (name == "fused") return RnnLowering::kFused;
   return Status::InvalidArgument("unknown RNN lowering '" + std::string(name) +
                                  "' (expected unrolled or fused)");
+}
+
+std::string PrecisionName(const LoweringOptions& o) {
+  if (o.amp) return o.precision == DType::kBFloat16 ? "amp-bf16" : "amp";
+  return std::string(DTypeName(o.precision));
 }
 
 std::string_view OptimizerName(Optimizer o) {

@@ -54,7 +54,20 @@ struct LoweringOptions {
   // input only with float weights. Those signatures carry aten=1 (profiler/gpu/kernels.h,
   // AtenBatchNormFwd).
   bool aten_batch_norm = false;
+  // Automatic mixed precision (torch.autocast, as NVIDIA's recipes train): `precision` is the
+  // 16-bit type of the convolutions, products and element-wise ops, while the weights, their
+  // gradients and the optimizer stay fp32. Each step casts every weight of a convolution, dense
+  // layer, attention or recurrent layer to 16 bits in the forward pass and its gradient back in
+  // the backward pass (signatures `reorder alg=from_fp32`, `from_fp16`, `from_bf16`), runs layer
+  // norm, softmax and the loss in fp32 with casts around them, and, in fp16, GradScaler unscales
+  // every gradient (`eltwise_fwd dt=f32 alg=unscale`). Batch norm takes 16-bit input with fp32
+  // weights, so PyTorch calls cuDNN's (aten_batch_norm stays off).
+  bool amp = false;
 };
+
+// The precision as the command line and run logs name it: fp32, tf32, bf16, fp16, or amp (fp16
+// autocast) and amp-bf16.
+std::string PrecisionName(const LoweringOptions& o);
 
 // One signature and how often a step runs it.
 struct StepOp {

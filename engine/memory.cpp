@@ -36,9 +36,12 @@ Result<TrainingMemory> MemoryForTraining(const Model& model, const LoweringOptio
                                          const StepOps* lowered) {
   Result<ModelReport> r = Analyze(model, {.batch = options.batch, .precision = options.precision});
   if (!r.ok()) return r.status();
-  const DType storage = Storage(options.precision);
+  // Autocast keeps fp32 weights and gradients, and a 16-bit copy of the weights it casts
+  // (counted for all of them).
+  const DType storage = options.amp ? DType::kFloat32 : Storage(options.precision);
   TrainingMemory m;
   m.weights = BytesOf(static_cast<double>(r->total.params()), storage);
+  if (options.amp) m.weights += BytesOf(static_cast<double>(r->total.params()), options.precision);
   m.gradients = BytesOf(static_cast<double>(r->total.trainable_params), storage);
   m.optimizer_state = m.gradients * OptimizerStateArrays(options.optimizer);
   m.activations = r->total.saved_bytes;
@@ -63,7 +66,11 @@ Result<Bytes> MemoryForInference(const Model& model, const LoweringOptions& opti
   if (!r.ok()) return r.status();
   Bytes live;
   for (const LayerReport& l : r->layers) live = std::max(live, l.input_bytes + l.output_bytes);
-  return BytesOf(static_cast<double>(r->total.params()), Storage(options.precision)) + live;
+  const Bytes weights =
+      options.amp ? BytesOf(static_cast<double>(r->total.params()), DType::kFloat32) +
+                        BytesOf(static_cast<double>(r->total.params()), options.precision)
+                  : BytesOf(static_cast<double>(r->total.params()), Storage(options.precision));
+  return weights + live;
 }
 
 Result<int64_t> LargestBatch(const Model& model, LoweringOptions options, Bytes capacity) {

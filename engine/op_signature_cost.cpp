@@ -30,6 +30,12 @@ double OptimizerArrays(const std::string& alg) {
   return 7;  // adam, adadelta: two state arrays
 }
 
+// Bytes of a cast's source value, from its alg (from_fp32, from_fp16, from_bf16).
+double SourceSize(const std::string& alg) {
+  Result<DType> t = ParseDType(std::string_view(alg).substr(5));
+  return t.ok() ? DTypeSize(*t) : 4;
+}
+
 double OptimizerFlops(const std::string& alg) {
   if (alg == "sgd") return 2;
   if (alg == "momentum") return 4;
@@ -183,8 +189,11 @@ Bytes OpSignature::bytes() const {
       break;
     case OpKind::kEltwiseFwd:
     case OpKind::kConcat:
-    case OpKind::kReorder:
       b = 2 * e * n;
+      break;
+    case OpKind::kReorder:
+      // A cast (alg=from_TYPE) reads the source type and writes this one.
+      b = (e + (alg.starts_with("from_") ? SourceSize(alg) : e)) * n;
       break;
     case OpKind::kEltwiseBwd:
     case OpKind::kBinary:

@@ -291,8 +291,12 @@ Prepared Builder::Copy() {
     const int64_t n = D("n");
     d = n % 16 == 0 ? dims{1, 16, 1, n / 16} : dims{1, 1, 1, n};
   }
-  const memory::desc from(d, t_, tag::abcd);
-  const memory::desc to(d, t_, d[1] % 16 == 0 ? tag::aBcd16b : tag::acdb);
+  // A cast (alg=from_TYPE, autocast's): the same plain layout, another type; else a layout change.
+  const bool cast = s_.alg.starts_with("from_");
+  Result<DType> source = ParseDType(cast ? std::string_view(s_.alg).substr(5) : "fp32");
+  if (cast && !source.ok()) throw std::invalid_argument("unknown cast source in " + s_.ToString());
+  const memory::desc from(d, cast ? DataType(*source) : t_, tag::abcd);
+  const memory::desc to(d, t_, cast ? tag::abcd : d[1] % 16 == 0 ? tag::aBcd16b : tag::acdb);
   memory src(from, eng_), dst(to, eng_);
   std::memset(src.get_data_handle(), 0x3D, from.get_size());
   dnnl::reorder::primitive_desc pd(eng_, from, eng_, to);

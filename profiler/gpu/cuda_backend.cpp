@@ -557,9 +557,18 @@ Prepared Builder::Own() {
     case OpKind::kConcat:
     case OpKind::kReorder: {
       const int64_t n = s_.dims.contains("n") ? D("n") : D("mb") * D("c") * D("h", 1) * D("w", 1);
+      void* b = Elements(n);
+      if (s_.alg.starts_with("from_")) {  // a cast (autocast's): PyTorch's copy kernel
+        Result<DType> source = ParseDType(std::string_view(s_.alg).substr(5));
+        if (!source.ok()) throw GpuError("unknown cast source in " + s_.ToString(), true);
+        const Elem from = ElemOf(*source);
+        void* a = Bytes(n * gpu::ElemSize(from), false);
+        CK(gpu::Fill(a, n, from, 7, 1.f, stream));
+        out_.run = [=] { CK(gpu::Convert(a, from, b, t, n, stream)); };
+        break;
+      }
       const size_t bytes = n * gpu::ElemSize(t);
       void* a = Elements(n);
-      void* b = Elements(n);
       out_.run = [=] { CK(cudaMemcpyAsync(b, a, bytes, cudaMemcpyDeviceToDevice, stream)); };
       break;
     }

@@ -41,6 +41,9 @@ cudaError_t FillIndices(int32_t* p, int64_t n, int32_t bound, uint32_t seed, cud
 // y = f(x), or dx = f'(x) * dy when backward.
 cudaError_t Eltwise(Act act, bool backward, const void* x, const void* dy, void* y, int64_t n,
                     Elem t, cudaStream_t stream);
+// y (of type `to`) = x (of type `from`), n values: a cast.
+cudaError_t Convert(const void* x, Elem from, void* y, Elem to, int64_t n, cudaStream_t stream);
+
 cudaError_t Binary(BinaryOp op, const void* a, const void* b, void* c, int64_t n, Elem t,
                    cudaStream_t stream);
 // y[o] = sum (or mean) of the contiguous group x[o * n / out, (o + 1) * n / out), in float.

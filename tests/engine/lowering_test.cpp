@@ -3,6 +3,7 @@
 
 #include <gtest/gtest.h>
 
+#include <map>
 #include <set>
 #include <unordered_map>
 
@@ -205,6 +206,46 @@ TEST(LoweringTest, SixteenBitBatchNormOnAGpuIsPyTorchsOwn) {
   EXPECT_DOUBLE_EQ(bwd.bytes().value(), 5 * 2 * 30);
   EXPECT_DOUBLE_EQ(OpSignature::Parse("bnorm_fwd dt=bf16 c=3 mb=2 sp=5")->bytes().value(),
                    2 * 2 * 30);
+}
+
+// Autocast (LoweringOptions::amp), counted by hand on mnist_mlp (784 -> 512 -> 512 -> 10, batch
+// 4): each dense layer's weight and bias cast to fp16 forward and back to fp32 backward; the
+// input cast once (4 x 784); softmax (forward and backward) and the loss in fp32, each with a
+// cast of its 4 x 10 values each way; GradScaler's unscale (fp16 only) and the update in fp32.
+TEST(LoweringTest, AutocastCastsWeightsAndRunsItsFp32OpsInFp32) {
+  Result<Model> m = LoadZooModel("mnist_mlp");
+  ASSERT_TRUE(m.ok());
+  auto lower = [&](DType precision) {
+    std::map<std::string, int> counts;
+    Result<StepOps> ops =
+        Lower(*m, {.batch = 4, .precision = precision, .optimizer = Optimizer::kSgd, .amp = true});
+    EXPECT_TRUE(ops.ok());
+    for (const StepOp& op : ops->ops) counts[op.signature.ToString()] += op.count;
+    return counts;
+  };
+  const std::map<std::string, int> c = lower(DType::kFloat16);
+  for (int64_t n : {401408, 262144, 5120, 10}) {
+    const std::string tail = " n=" + std::to_string(n);
+    EXPECT_EQ(c.at("reorder dt=f16 alg=from_fp32" + tail), 1) << n;
+    EXPECT_EQ(c.at("reorder dt=f32 alg=from_fp16" + tail), 1) << n;
+    EXPECT_EQ(c.at("eltwise_fwd dt=f32 alg=unscale" + tail), 1) << n;
+    EXPECT_EQ(c.at("optimizer dt=f32 alg=sgd" + tail), 1) << n;
+  }
+  EXPECT_EQ(c.at("reorder dt=f16 alg=from_fp32 n=512"), 2);  // two 512-wide biases
+  EXPECT_EQ(c.at("optimizer dt=f32 alg=sgd n=512"), 2);
+  EXPECT_EQ(c.at("reorder dt=f16 alg=from_fp32 n=3136"), 1);  // the input
+  EXPECT_EQ(c.at("softmax_fwd dt=f32 c=10 rows=4"), 1);
+  EXPECT_EQ(c.at("softmax_bwd dt=f32 c=10 rows=4"), 1);
+  EXPECT_EQ(c.at("loss dt=f32 alg=categorical_crossentropy c=10 rows=4"), 1);
+  EXPECT_EQ(c.at("reorder dt=f16 alg=from_fp32 n=40"), 3);
+  EXPECT_EQ(c.at("reorder dt=f32 alg=from_fp16 n=40"), 3);
+  EXPECT_EQ(c.at("ip_fwd dt=f16 bias=1 ic=784 mb=4 oc=512"), 1);
+  // bf16 autocast has no GradScaler.
+  for (const auto& [sig, n] : lower(DType::kBFloat16))
+    EXPECT_EQ(sig.find("unscale"), std::string::npos) << sig;
+  // A cast reads its source type and writes its own: (4 + 2) bytes a value.
+  EXPECT_DOUBLE_EQ(OpSignature::Parse("reorder dt=f16 alg=from_fp32 n=10")->bytes().value(), 60);
+  EXPECT_DOUBLE_EQ(OpSignature::Parse("reorder dt=f16 n=10")->bytes().value(), 40);
 }
 
 }  // namespace

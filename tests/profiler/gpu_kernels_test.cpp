@@ -129,5 +129,22 @@ TEST_F(GpuKernelsTest, VectorizedElementwiseCoversEveryValue) {
   }
 }
 
+// Autocast's cast (Convert): fp32 -> fp16 -> fp32 gives the values fp16 holds, for every value
+// of a length with a tail shorter than a thread's four.
+TEST_F(GpuKernelsTest, ConvertCoversEveryValue) {
+  const int64_t n = 1000003;
+  std::vector<float> x(n);
+  for (int64_t i = 0; i < n; ++i) x[i] = static_cast<float>(i % 2048) * 0.5f - 300.f;
+  float* src = Upload(x);
+  float* back = Upload(std::vector<float>(n, 7.f));
+  void* half = nullptr;
+  ASSERT_EQ(cudaMalloc(&half, n * 2), cudaSuccess);
+  buffers_.push_back(half);
+  ASSERT_EQ(Convert(src, Elem::kF32, half, Elem::kF16, n, nullptr), cudaSuccess);
+  ASSERT_EQ(Convert(half, Elem::kF16, back, Elem::kF32, n, nullptr), cudaSuccess);
+  const std::vector<float> y = Download(back, n);
+  for (int64_t i = 0; i < n; ++i) ASSERT_EQ(y[i], x[i]) << i;  // halves of integers below 2048
+}
+
 }  // namespace
 }  // namespace epochcost::profiler::gpu

@@ -105,12 +105,18 @@ TEST_F(GpuTest, EveryOpKindRunsInEveryPrecision) {
       "binary alg=add n=100000",
       "concat n=100000",
       "reorder n=100000",
+      "reorder alg=from_fp32 n=100001",  // autocast's cast
       "reduce alg=mean n=100000 out=100",
       "dropout_fwd n=100000",
       "dropout_bwd n=100000",
       "rnn_fwd alg=lstm dirs=2 hc=64 ic=32 mb=16 t=20",
       "rnn_bwd alg=lstm dirs=2 hc=64 ic=32 mb=16 t=20",
       "rnn_bwd alg=gru dirs=1 hc=64 ic=32 mb=16 t=20",
+      // PyTorch's other algorithm picks (rnn_algo.h): persistent static for fp16; small-hidden
+      // forward but standard backward at hidden 160.
+      "rnn_fwd alg=lstm dirs=1 hc=256 ic=256 mb=64 t=40",
+      "rnn_bwd alg=lstm dirs=1 hc=256 ic=256 mb=64 t=40",
+      "rnn_bwd alg=lstm dirs=1 hc=160 ic=64 mb=32 t=50",
       "embedding_fwd dim=64 rows=512 vocab=1000",
       "embedding_bwd dim=64 rows=512 vocab=1000",
       "loss alg=softmax_cross_entropy c=10 rows=128",

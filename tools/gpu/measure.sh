@@ -30,6 +30,14 @@ optimizer=(${OPTIMIZER:+--optimizer "$OPTIMIZER"})
 force=(${FORCE_KIND:+--force-kind "$FORCE_KIND"})
 # The precision of a P:N entry, and the --batch option of its N (else of BATCH).
 prec() { echo "${1%%:*}"; }
+# torch_step.py's options for a precision: amp is --precision fp16 --amp, amp-bf16 bf16 --amp.
+torch_prec() {
+  case "$(prec "$1")" in
+    amp) echo "--precision fp16 --amp" ;;
+    amp-bf16) echo "--precision bf16 --amp" ;;
+    *) echo "--precision $(prec "$1")" ;;
+  esac
+}
 batch_of() {
   local n=${BATCH:-}
   [[ "$1" == *:* ]] && n=${1#*:}
@@ -96,7 +104,7 @@ if [[ " $phases " == *" torch "* ]]; then
     for m in $models; do
       log "torch $m $p"
       timeout "$(left 120)" python3 tools/reference/torch_step.py "data/models/$m.json" \
-        --device cuda --precision "$(prec "$p")" --steps 30 --warmup 10 $(batch_of "$p") \
+        --device cuda $(torch_prec "$p") --steps 30 --warmup 10 $(batch_of "$p") \
         "${optimizer[@]}" --run-log "$out/runs.csv" >>"$out/torch.txt" 2>>"$out/log.txt"
     done
   done
@@ -106,7 +114,7 @@ if [ "${KERNELS:-0}" -gt 0 ]; then
     for m in ${KERNEL_MODELS:-$models}; do
       echo "### $m $p" >>"$out/kernels.txt"
       timeout "$(left 120)" python3 tools/reference/torch_step.py "data/models/$m.json" \
-        --device cuda --precision "$(prec "$p")" --steps 3 --warmup 5 $(batch_of "$p") \
+        --device cuda $(torch_prec "$p") --steps 3 --warmup 5 $(batch_of "$p") \
         "${optimizer[@]}" --kernels "$KERNELS" >>"$out/kernels.txt" 2>&1
     done
   done

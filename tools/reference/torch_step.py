@@ -299,7 +299,9 @@ def write_run_log(a, doc, dev, batch, opt_name, median, p10, p90):
         if new:
             w.writerow(RUN_LOG_COLUMNS)
         cpu = dev.type != "cuda"
-        w.writerow([doc["name"], "device:" + target, "on-demand", device, batch, a.precision, opt_name, a.threads if cpu else "",
+        # Autocast runs are precision amp (fp16) or amp-bf16, as epochcost's --precision names them.
+        precision = ("amp" if a.precision == "fp16" else "amp-bf16") if a.amp else a.precision
+        w.writerow([doc["name"], "device:" + target, "on-demand", device, batch, precision, opt_name, a.threads if cpu else "",
                     "" if cpu else 1, samples, 0, "%.6g" % (median * steps), "", "",
                     "pytorch", torch.__version__,
                     "tools/reference/torch_step.py %s: median of %d steps after %d warm-up "
