@@ -13,6 +13,10 @@ void AddLoweringFlags(CLI::App* app, LoweringFlags* f) {
   app->add_option("--rnn", f->rnn,
                   "unrolled (per-step GEMMs, the default on a CPU, as PyTorch trains there) or "
                   "fused (one RNN primitive, the default on a GPU: cuDNN's RNN)");
+  app->add_flag("--channels-last", f->channels_last,
+                "4-D tensors in PyTorch's channels_last (NHWC) memory format, as NVIDIA's recipes "
+                "train: convolutions, pooling and batch norm on cuDNN's NHWC kernels (GPUs; "
+                "recommend and serve predict CPU offers in NCHW)");
   app->add_flag("--no-reorders", f->no_reorders,
                 "Leave out the layout reorders frameworks pay around convolutions on a CPU");
   app->add_flag("--no-aten", f->no_aten,
@@ -33,6 +37,7 @@ std::string LoweringFlagsCommandLine(const LoweringFlags& f) {
   if (f.precision != "fp32") s += " --precision " + f.precision;
   if (!f.optimizer.empty()) s += " --optimizer " + f.optimizer;
   if (!f.rnn.empty()) s += " --rnn " + f.rnn;
+  if (f.channels_last) s += " --channels-last";
   if (f.no_reorders) s += " --no-reorders";
   if (f.no_aten) s += " --no-aten";
   return s;
@@ -55,6 +60,9 @@ Result<LoweringOptions> ResolveLowering(const LoweringFlags& f, const Model& mod
   Result<Optimizer> optimizer = ParseOptimizer(name);
   if (!optimizer.ok()) return optimizer.status().WithContext("--optimizer");
   const bool gpu = target == LoweringTarget::kGpu;
+  if (f.channels_last && !gpu)
+    return Status::InvalidArgument(
+        "--channels-last: the NHWC memory format is modelled on GPUs only");
   Result<RnnLowering> rnn = ParseRnnLowering(f.rnn.empty() ? (gpu ? "fused" : "unrolled") : f.rnn);
   if (!rnn.ok()) return rnn.status().WithContext("--rnn");
   if (optimizer_name) *optimizer_name = name;
@@ -69,7 +77,8 @@ Result<LoweringOptions> ResolveLowering(const LoweringFlags& f, const Model& mod
       .aten_kernels = !gpu && !f.no_aten && *precision == DType::kFloat32,
       .aten_batch_norm = gpu && !f.no_aten && !amp &&
                          (*precision == DType::kBFloat16 || *precision == DType::kFloat16),
-      .amp = amp};
+      .amp = amp,
+      .channels_last = f.channels_last};
 }
 
 Result<EpochSizes> ResolveEpochSizes(const Model& model, int64_t batch, int64_t samples,

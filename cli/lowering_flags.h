@@ -1,6 +1,6 @@
 // The lowering flags `models ops`, `profile` and `predict` share (--precision, --optimizer,
-// --rnn, --no-reorders, --no-aten) and how they become LoweringOptions for a model (its own
-// optimizer when none is given, else SGD).
+// --rnn, --channels-last, --no-reorders, --no-aten) and how they become LoweringOptions for a model
+// (its own optimizer when none is given, else SGD).
 #ifndef EPOCHCOST_CLI_LOWERING_FLAGS_H_
 #define EPOCHCOST_CLI_LOWERING_FLAGS_H_
 
@@ -15,6 +15,7 @@ struct LoweringFlags {
   std::string precision = "fp32";
   std::string optimizer;  // empty: the model's own
   std::string rnn;        // empty: the device's framework default
+  bool channels_last = false;
   bool no_reorders = false;
   bool no_aten = false;
 };

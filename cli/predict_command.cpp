@@ -110,6 +110,7 @@ int PrintMeasured(const PredictOptions& o, const Prediction& p, const Result<Pat
     j["threads"] = p.threads;
     j["batch"] = p.batch;
     j["precision"] = PrecisionName(p.lowering);
+    j["channels_last"] = p.lowering.channels_last;
     j["optimizer"] = p.optimizer;
     j["per_op_overhead_seconds"] = p.overhead.seconds();
     JsonCalibration(p, &j);
@@ -127,8 +128,8 @@ int PrintMeasured(const PredictOptions& o, const Prediction& p, const Result<Pat
   }
   char line[320];
   std::cout << "Model " << p.model_name << ", batch " << p.batch << ", "
-            << PrecisionName(p.lowering) << ", " << p.optimizer << ", on " << o.request.on
-            << " (" << p.device;
+            << PrecisionName(p.lowering) << (p.lowering.channels_last ? ", channels-last" : "")
+            << ", " << p.optimizer << ", on " << o.request.on << " (" << p.device;
   if (!p.gpu) std::cout << ", " << p.threads << " thread" << (p.threads == 1 ? "" : "s");
   std::cout << ")\n" << CalibrationLine(p);
   std::snprintf(line, sizeof line,
@@ -172,6 +173,7 @@ int PrintElsewhere(const PredictOptions& o, const Prediction& p, const Result<Pa
     j["batch"] = p.batch;
     j["device_batch"] = m.device_batch;
     j["precision"] = PrecisionName(p.lowering);
+    j["channels_last"] = p.lowering.channels_last;
     j["optimizer"] = p.optimizer;
     j["source"] = m.source;
     const std::string retired = RetiredOn(o.request.on);
@@ -197,8 +199,8 @@ int PrintElsewhere(const PredictOptions& o, const Prediction& p, const Result<Pa
   }
   char line[512];
   std::cout << "Model " << p.model_name << ", batch " << p.batch << ", "
-            << PrecisionName(p.lowering) << ", " << p.optimizer << ", on " << o.request.on
-            << " (";
+            << PrecisionName(p.lowering) << (p.lowering.channels_last ? ", channels-last" : "")
+            << ", " << p.optimizer << ", on " << o.request.on << " (";
   if (p.gpu)
     std::cout << machine.gpus << " x " << machine.gpu->name << ", " << machine.vcpus << " vCPUs";
   else
@@ -248,9 +250,11 @@ int Predict(PredictOptions o) {
   Result<Prediction> p = (*predictor)->Predict(o.request);
   if (!p.ok()) return ReportError(p.status());
   const PathKey path{p->path, p->device_kind()};
-  const Result<PathRecord> record =
-      RecordOf(path, ShippedRecordsOf({path}, PrecisionName(p->lowering),
-                                      o.profiles, o.catalog));
+  const Result<PathRecord> record = RecordOf(
+      path,
+      ShippedRecordsOf(
+          {path}, validation::PrecisionLabel(PrecisionName(p->lowering), p->lowering.channels_last),
+          o.profiles, o.catalog));
   return p->measured ? PrintMeasured(o, *p, record) : PrintElsewhere(o, *p, record);
 }
 

@@ -59,8 +59,11 @@ int Recommend(const RecommendOptions& o) {
   req.val_samples = sizes->val_samples;
   req.epochs = o.epochs;
   std::string opt_name;
+  // --channels-last is modelled on GPUs: CPU offers are predicted in PyTorch's default NCHW.
+  LoweringFlags cpu_flags = o.lowering;
+  cpu_flags.channels_last = false;
   Result<LoweringOptions> cpu =
-      ResolveLowering(o.lowering, *model, batch, &opt_name, LoweringTarget::kCpu);
+      ResolveLowering(cpu_flags, *model, batch, &opt_name, LoweringTarget::kCpu);
   if (!cpu.ok()) return ReportError(cpu.status());
   Result<LoweringOptions> gpu =
       ResolveLowering(o.lowering, *model, batch, nullptr, LoweringTarget::kGpu);
@@ -113,8 +116,9 @@ int Recommend(const RecommendOptions& o) {
       PathsOfRows(r->ranked, o.top > 0 ? static_cast<size_t>(o.top) : r->ranked.size());
   Result<std::vector<PathRecord>> records = std::vector<PathRecord>{};
   if (!o.csv)
-    records = ShippedRecordsOf(paths, std::string(DTypeName(cpu->precision)), o.market.profiles,
-                               o.market.catalog);
+    records =
+        ShippedRecordsOf(paths, validation::PrecisionLabel(PrecisionName(*gpu), gpu->channels_last),
+                         o.market.profiles, o.market.catalog);
   if (o.json)
     std::cout << RecommendJson(*r, o.top, records, *market);
   else if (o.csv)

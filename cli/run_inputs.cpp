@@ -116,6 +116,7 @@ Result<PredictedRuns> ReadAndPredict(const RunInputs& inputs, const std::string&
     r.lowering.precision = run.precision;
     r.lowering.optimizer = run.optimizer;
     r.lowering.rnn = run.rnn;
+    r.lowering.channels_last = run.channels_last;
     r.isa = run.isa;
     // PyTorch's own CPU kernels (lowering.h) for PyTorch's runs; other frameworks train with
     // fused updates and library pooling (TensorFlow's training ops, oneDNN).
@@ -183,7 +184,7 @@ Result<std::vector<PathRecord>> ShippedRecordsOf(const std::vector<PathKey>& pat
     for (const validation::RunResult& r : results) {
       if (r.path != path || r.device_kind != kind) continue;
       any_precision.push_back(&r);
-      if (r.run.precision != precision) continue;
+      if (PrecisionLabel(r.run) != precision) continue;
       on_path.push_back(&r);
       add_once(&record.logs, RunLogOf(r.run));
       add_once(

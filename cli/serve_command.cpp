@@ -144,8 +144,11 @@ int Serve(const ServeOptions& o) {
   if (!model.ok()) return ReportError(model.status());
   pricing::ServeRequest req;
   req.model = &*model;
+  // --channels-last is modelled on GPUs: CPU offers are predicted in PyTorch's default NCHW.
+  LoweringFlags cpu_flags = o.lowering;
+  cpu_flags.channels_last = false;
   Result<LoweringOptions> cpu =
-      ResolveLowering(o.lowering, *model, 1, nullptr, LoweringTarget::kCpu);
+      ResolveLowering(cpu_flags, *model, 1, nullptr, LoweringTarget::kCpu);
   if (!cpu.ok()) return ReportError(cpu.status());
   Result<LoweringOptions> gpu =
       ResolveLowering(o.lowering, *model, 1, nullptr, LoweringTarget::kGpu);
@@ -179,8 +182,8 @@ int Serve(const ServeOptions& o) {
   const std::vector<PathKey> paths = PathsOfRows(plan->ranked, top);
   Result<std::vector<PathRecord>> records = std::vector<PathRecord>{};
   if (!o.csv)
-    records = ShippedRecordsOf(paths, PrecisionName(req.cpu_lowering),
-                               o.market.profiles, o.market.catalog);
+    records = ShippedRecordsOf(paths, PrecisionName(req.cpu_lowering), o.market.profiles,
+                               o.market.catalog);
   if (o.json) {
     std::cout << Json(*plan, top, records, *market).dump(2) << "\n";
   } else if (o.csv) {

@@ -108,7 +108,7 @@ std::string ReportText(const ValidationReport& r, const std::string& calibration
     rows.push_back(
         {x.run.model, validation::RunLabel(x.run),
          x.run.framework + (x.run.framework_version.empty() ? "" : " " + x.run.framework_version),
-         std::to_string(x.run.batch), x.run.precision, Number("%.2f", x.predicted_seconds),
+         std::to_string(x.run.batch), PrecisionLabel(x.run), Number("%.2f", x.predicted_seconds),
          Number("%.2f", x.measured_seconds), Number("%+.1f%%", x.error_percent),
          Usd(x.predicted_usd), Usd(x.measured_usd), x.path});
   s << RenderTable(rows, {false, false, false, true, false, true, true, true, true, true, false});

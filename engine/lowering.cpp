@@ -205,6 +205,7 @@ void Lowerer::Conv(int i, bool forward) {
     }
     // Top and left padding; the bottom and right follow from the output size.
     if (!one_d) d["ph"] = SamePad(l, mi.h, mo.h, kh, d["sh"], d["dh"], 0);
+    if (!one_d && o_.channels_last) d["nhwc"] = 1;
     d["pw"] = SamePad(l, mi.w, mo.w, kw, d["sw"], d["dw"], one_d ? 0 : 2);
     return d;
   };
@@ -292,7 +293,7 @@ std::pair<Dims, std::string> Lowerer::Pool(int i) const {
               {"sw", 1},
               {"ph", 0},
               {"pw", 0}});
-    return {d, max ? "max" : "avg"};
+    return {d, max ? "max" : "avg"};  // global pooling is timed NCHW whatever the layout
   }
   const Map mo = MapOf(model_.output_shape(i), l.channels_first);
   const bool one_d = InShape(i).rank() == 2;
@@ -307,6 +308,7 @@ std::pair<Dims, std::string> Lowerer::Pool(int i) const {
             {"ph", SamePad(l, mi.h, mo.h, kh, sh, 1, one_d ? -1 : 0)},
             {"pw", SamePad(l, mi.w, mo.w, kw, sw, 1, one_d ? 0 : 2)}});
   if (max && o_.aten_kernels) d["aten"] = 1;  // max_pool2d_with_indices
+  if (!one_d && o_.channels_last) d["nhwc"] = 1;
   return {d, max ? "max" : "avg"};
 }
 
@@ -326,7 +328,11 @@ Dims Lowerer::NormDims(int i) const {
   }
   const int axis = rules::NormalizeAxis(l.axis, s.rank());
   const int64_t c = s.dims[axis < 0 ? s.rank() - 1 : axis];
-  return {{"mb", B()}, {"c", c}, {"sp", s.elements() / c}};
+  Dims d{{"mb", B()}, {"c", c}, {"sp", s.elements() / c}};
+  // Over a channels-last feature map cuDNN's NHWC batch norm runs (PyTorch's own kernels, for
+  // 16-bit weights, are timed in NCHW: aten=1 leaves nhwc out).
+  if (o_.channels_last && s.rank() == 3 && !o_.aten_batch_norm) d["nhwc"] = 1;
+  return d;
 }
 
 Dims Lowerer::RnnDims(int i) const {

@@ -63,6 +63,11 @@ struct LoweringOptions {
   // every gradient (`eltwise_fwd dt=f32 alg=unscale`). Batch norm takes 16-bit input with fp32
   // weights, so PyTorch calls cuDNN's (aten_batch_norm stays off).
   bool amp = false;
+  // PyTorch's channels_last memory format (NHWC) for 4-D tensors, as NVIDIA's recipes add
+  // (`--memory-format nhwc`): 2-D convolutions, windowed 2-D pooling and batch norm over feature maps
+  // carry nhwc=1 and are timed on cuDNN's NHWC kernels (a GPU's; batch norm in cuDNN's
+  // persistent NHWC mode, as PyTorch calls it in training).
+  bool channels_last = false;
 };
 
 // The precision as the command line and run logs name it: fp32, tf32, bf16, fp16, or amp (fp16

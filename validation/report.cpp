@@ -85,16 +85,25 @@ std::string ModelFamily(const Model& model) {
   bool attention = false, recurrent = false, conv = false, embedding = false;
   for (int i = 0; i < model.size(); ++i) {
     switch (model.layer(i).kind) {
-      case LayerKind::kAttention: attention = true; break;
+      case LayerKind::kAttention:
+        attention = true;
+        break;
       case LayerKind::kLstm:
-      case LayerKind::kGru: recurrent = true; break;
+      case LayerKind::kGru:
+        recurrent = true;
+        break;
       case LayerKind::kConv1D:
       case LayerKind::kConv2D:
       case LayerKind::kDepthwiseConv2D:
       case LayerKind::kSeparableConv1D:
-      case LayerKind::kSeparableConv2D: conv = true; break;
-      case LayerKind::kEmbedding: embedding = true; break;
-      default: break;
+      case LayerKind::kSeparableConv2D:
+        conv = true;
+        break;
+      case LayerKind::kEmbedding:
+        embedding = true;
+        break;
+      default:
+        break;
     }
   }
   if (attention) return "transformer";
@@ -120,7 +129,8 @@ ValidationReport Summarise(std::vector<RunResult> results) {
   report.by_path = GroupBy(report.results, [](const RunResult& r) { return r.path; });
   report.by_family = GroupBy(report.results, [](const RunResult& r) { return r.family; });
   report.by_kind = GroupBy(report.results, [](const RunResult& r) { return r.device_kind; });
-  report.by_precision = GroupBy(report.results, [](const RunResult& r) { return r.run.precision; });
+  report.by_precision =
+      GroupBy(report.results, [](const RunResult& r) { return PrecisionLabel(r.run); });
 
   const auto priced = GroupsOf(report.results, [](const RunResult& r) {
     return r.predicted_usd && r.measured_usd ? BuildOf(r.run) : std::string();
@@ -132,7 +142,7 @@ ValidationReport Summarise(std::vector<RunResult> results) {
       }));
   const auto unpriced = GroupsOf(report.results, [](const RunResult& r) {
     return r.predicted_usd || r.measured_usd ? std::string()
-                                             : BuildOf(r.run) + " " + r.run.precision;
+                                             : BuildOf(r.run) + " " + PrecisionLabel(r.run);
   });
   for (const auto& [key, rs] : unpriced)
     if (rs.size() >= 2)

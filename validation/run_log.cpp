@@ -99,11 +99,10 @@ Result<RunLog> ParseRunLog(std::string_view text, const std::string& origin, boo
   Result<CsvTable> t = CsvTable::Parse(text, origin);
   if (!t.ok()) return t.status();
   if (IsPublishedRunsTable(*t)) return ParsePublishedRuns(*t, origin, skip_bad);
-  Result<RunColumns> col =
-      RunColumns::Of(*t, {"model", "target", "batch", "samples", "seconds_per_epoch", "framework"},
-                     {"kind", "label", "precision", "optimizer", "rnn", "isa", "threads", "gpus",
-                      "val_samples", "first_epoch_seconds", "usd_per_hour", "framework_version",
-                      "source"});
+  Result<RunColumns> col = RunColumns::Of(
+      *t, {"model", "target", "batch", "samples", "seconds_per_epoch", "framework"},
+      {"kind", "label", "precision", "optimizer", "rnn", "layout", "isa", "threads", "gpus",
+       "val_samples", "first_epoch_seconds", "usd_per_hour", "framework_version", "source"});
   if (!col.ok()) return col.status();
   return ReadRuns(*t, origin, skip_bad, [&](const CsvRecord& r, RunRecord& run) -> Status {
     auto field = [&](const char* name) { return (*col)(r, name); };
@@ -123,6 +122,10 @@ Result<RunLog> ParseRunLog(std::string_view text, const std::string& origin, boo
     run.rnn = field("rnn");
     if (!run.rnn.empty() && !ParseRnnLowering(run.rnn).ok())
       return Status::InvalidArgument("rnn '" + run.rnn + "' is not unrolled or fused");
+    const std::string layout = field("layout");
+    if (!layout.empty() && layout != "nchw" && layout != "nhwc")
+      return Status::InvalidArgument("layout '" + layout + "' is not nchw or nhwc");
+    run.channels_last = layout == "nhwc";
     run.isa = field("isa");
     if (!run.isa.empty()) {
       Result<VectorIsa> isa = ParseVectorIsa(run.isa);
@@ -210,8 +213,7 @@ Result<KerasLogTimes> ParseKerasLog(std::string_view text, const std::string& or
   KerasLogTimes out;
   out.epochs = static_cast<int>(epochs.size());
   out.first_epoch_seconds = epochs.front();
-  std::vector<double> later(epochs.size() > 1 ? epochs.begin() + 1 : epochs.begin(),
-                            epochs.end());
+  std::vector<double> later(epochs.size() > 1 ? epochs.begin() + 1 : epochs.begin(), epochs.end());
   std::sort(later.begin(), later.end());
   const size_t n = later.size();
   out.seconds_per_epoch = n % 2 ? later[n / 2] : (later[n / 2 - 1] + later[n / 2]) / 2;

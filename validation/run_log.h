@@ -30,11 +30,12 @@ struct RunRecord {
   // How the framework ran recurrent layers: "unrolled" (per-step ops), "fused" (one RNN kernel,
   // cuDNN's or oneDNN's); empty: predict's default for the device kind.
   std::string rnn;
+  bool channels_last = false;  // layout nhwc: PyTorch's channels_last memory format
   // The vector instructions the framework's CPU kernels were built for (sse2, avx, avx2, avx512,
   // native); empty: native.
   std::string isa;
-  int threads = 0;        // 0: not stated (local-cpu: 1)
-  int gpus = 0;           // 0: the target's own
+  int threads = 0;  // 0: not stated (local-cpu: 1)
+  int gpus = 0;     // 0: the target's own
   int64_t samples = 0;
   int64_t val_samples = 0;
   double seconds_per_epoch = 0;
@@ -44,6 +45,14 @@ struct RunRecord {
   std::string framework_version;
   std::string source;
 };
+
+// How reports name a run's precision and layout: "amp", or "amp nhwc" for a channels-last run.
+inline std::string PrecisionLabel(const std::string& precision, bool channels_last) {
+  return channels_last ? precision + " nhwc" : precision;
+}
+inline std::string PrecisionLabel(const RunRecord& r) {
+  return PrecisionLabel(r.precision, r.channels_last);
+}
 
 // Reads a run log. Required columns: model, target, batch, samples, seconds_per_epoch,
 // framework; the others of RunRecord are optional. A file in the published-runs format

@@ -38,12 +38,16 @@ class Builder {
   cudnnTensorDescriptor_t Tensor(std::vector<int> dims) {
     return Tensor(dims, CudnnType(s_.dtype));
   }
+  // n x c x h x w in the signature's layout: NCHW, or NHWC where it carries nhwc=1.
+  cudnnTensorDescriptor_t Map(int n, int c, int h, int w);
+  bool Nhwc() const { return D("nhwc") != 0; }
 
   Prepared Conv();
   Prepared Gemm();
   Prepared Pool();
   Prepared BatchNorm();
   Prepared AtenBatchNorm();
+  Prepared NhwcBatchNorm();
   Prepared Softmax();
   Prepared Dropout();
   Prepared Rnn();
@@ -79,6 +83,16 @@ cudnnTensorDescriptor_t Builder::Tensor(std::vector<int> dims, cudnnDataType_t t
       d, [](void* q) { cudnnDestroyTensorDescriptor(static_cast<cudnnTensorDescriptor_t>(q)); }));
   CK(cudnnSetTensorNdDescriptor(d, type, static_cast<int>(dims.size()), dims.data(),
                                 strides.data()));
+  return d;
+}
+
+cudnnTensorDescriptor_t Builder::Map(int n, int c, int h, int w) {
+  if (!Nhwc()) return Tensor({n, c, h, w});
+  cudnnTensorDescriptor_t d;
+  CK(cudnnCreateTensorDescriptor(&d));
+  out_.keep.push_back(std::shared_ptr<void>(
+      d, [](void* q) { cudnnDestroyTensorDescriptor(static_cast<cudnnTensorDescriptor_t>(q)); }));
+  CK(cudnnSetTensor4dDescriptor(d, CUDNN_TENSOR_NHWC, CudnnType(s_.dtype), n, c, h, w));
   return d;
 }
 
@@ -134,13 +148,14 @@ Prepared Builder::Conv() {
   CK(cudnnCreateFilterDescriptor(&wd));
   out_.keep.push_back(std::shared_ptr<void>(
       wd, [](void* q) { cudnnDestroyFilterDescriptor(static_cast<cudnnFilterDescriptor_t>(q)); }));
-  CK(cudnnSetFilter4dDescriptor(wd, CudnnType(s_.dtype), CUDNN_TENSOR_NCHW, oc, ic / g, kh, kw));
-  cudnnTensorDescriptor_t xd = Tensor({mb, ic, ih, iw});
+  CK(cudnnSetFilter4dDescriptor(
+      wd, CudnnType(s_.dtype), Nhwc() ? CUDNN_TENSOR_NHWC : CUDNN_TENSOR_NCHW, oc, ic / g, kh, kw));
+  cudnnTensorDescriptor_t xd = Map(mb, ic, ih, iw);
   // The output size cuDNN derives from the symmetric padding (within a row of the signature's
   // when the model pads asymmetrically, as Keras "same" with an even kernel does).
   int n, c, oh, ow;
   CK(cudnnGetConvolution2dForwardOutputDim(conv, xd, wd, &n, &c, &oh, &ow));
-  cudnnTensorDescriptor_t yd = Tensor({mb, oc, oh, ow});
+  cudnnTensorDescriptor_t yd = Map(mb, oc, oh, ow);
   void* x = Elements(int64_t{mb} * ic * ih * iw);
   void* w = Elements(int64_t{oc} * (ic / g) * kh * kw);
   void* y = Elements(int64_t{mb} * oc * oh * ow);
@@ -158,7 +173,8 @@ Prepared Builder::Conv() {
                               .pre = {ph, pw},
                               .post = {std::max(ph2, 0), std::max(pw2, 0)},
                               .stride = {sh, sw},
-                              .dilation = {dh, dw}};
+                              .dilation = {dh, dw},
+                              .nhwc = Nhwc()};
   try {
     if (GraphConv(s_, geometry, h, h_.stream, x, w, y, ws, limit, &out_)) return std::move(out_);
   } catch (const GpuError&) {
@@ -268,10 +284,10 @@ Prepared Builder::Pool() {
       s_.alg == "max" ? CUDNN_POOLING_MAX : CUDNN_POOLING_AVERAGE_COUNT_EXCLUDE_PADDING;
   CK(cudnnSetPooling2dDescriptor(pd, mode, CUDNN_NOT_PROPAGATE_NAN, I("kh"), I("kw"), I("ph"),
                                  I("pw"), I("sh", 1), I("sw", 1)));
-  cudnnTensorDescriptor_t xd = Tensor({mb, c, ih, iw});
+  cudnnTensorDescriptor_t xd = Map(mb, c, ih, iw);
   int n, cc, oh, ow;
   CK(cudnnGetPooling2dForwardOutputDim(pd, xd, &n, &cc, &oh, &ow));
-  cudnnTensorDescriptor_t yd = Tensor({mb, c, oh, ow});
+  cudnnTensorDescriptor_t yd = Map(mb, c, oh, ow);
   void* x = Elements(int64_t{mb} * c * ih * iw);
   void* y = Elements(int64_t{mb} * c * oh * ow);
   void* dx = Elements(int64_t{mb} * c * ih * iw);
@@ -290,6 +306,7 @@ Prepared Builder::Pool() {
 // cudnn_batch_norm; with aten=1, PyTorch's own kernels (AtenBatchNorm).
 Prepared Builder::BatchNorm() {
   if (D("aten") != 0) return AtenBatchNorm();
+  if (Nhwc()) return NhwcBatchNorm();
   const int mb = I("mb"), c = I("c"), sp = I("sp", 1);
   cudnnTensorDescriptor_t xd = Tensor({mb, c, sp, 1});
   cudnnTensorDescriptor_t pd = Tensor({1, c, 1, 1}, CUDNN_DATA_FLOAT);
@@ -321,6 +338,59 @@ Prepared Builder::BatchNorm() {
     out_.run = [=] {
       CK(cudnnBatchNormalizationBackward(h, mode, &one, &zero, &one, &zero, xd, x, xd, dy, xd, y,
                                          pd, scale, dscale, dbias, eps, save_mean, save_inv));
+    };
+  return std::move(out_);
+}
+
+// Over a channels-last feature map in training, PyTorch's cudnn_batch_norm calls the Ex API in
+// CUDNN_BATCHNORM_SPATIAL_PERSISTENT mode with NHWC descriptors and a reserve space.
+Prepared Builder::NhwcBatchNorm() {
+  const int mb = I("mb"), c = I("c"), sp = I("sp", 1);
+  cudnnTensorDescriptor_t xd = Map(mb, c, sp, 1);
+  cudnnTensorDescriptor_t pd = Tensor({1, c, 1, 1}, CUDNN_DATA_FLOAT);
+  const cudnnBatchNormMode_t mode = CUDNN_BATCHNORM_SPATIAL_PERSISTENT;
+  const cudnnBatchNormOps_t ops = CUDNN_BATCHNORM_OPS_BN;
+  const int64_t n = int64_t{mb} * c * sp;
+  void* x = Elements(n);
+  void* y = Elements(n);
+  void* dy = Elements(n);
+  void* dx = Elements(n);
+  float* scale = Floats(c);
+  float* bias = Floats(c);
+  float* run_mean = Floats(c);
+  float* run_var = Floats(c);
+  float* save_mean = Floats(c);
+  float* save_inv = Floats(c);
+  float* dscale = Floats(c);
+  float* dbias = Floats(c);
+  CK(gpu::Fill(scale, c, Elem::kF32, 7, 1.f, h_.stream));
+  cudnnHandle_t h = h_.dnn;
+  size_t fwd_ws = 0, bwd_ws = 0, reserve_bytes = 0;
+  CK(cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(h, mode, ops, xd, nullptr, xd, pd,
+                                                              nullptr, &fwd_ws));
+  CK(cudnnGetBatchNormalizationBackwardExWorkspaceSize(h, mode, ops, xd, xd, xd, nullptr, xd, pd,
+                                                       nullptr, &bwd_ws));
+  CK(cudnnGetBatchNormalizationTrainingExReserveSpaceSize(h, mode, ops, nullptr, xd,
+                                                          &reserve_bytes));
+  const size_t ws_bytes = std::max(fwd_ws, bwd_ws);
+  void* ws = Bytes(ws_bytes, false);
+  void* reserve = Bytes(reserve_bytes, false);
+  static const float one = 1.f, zero = 0.f;
+  const double eps = 1e-5;
+  auto forward = [=] {
+    CK(cudnnBatchNormalizationForwardTrainingEx(
+        h, mode, ops, &one, &zero, xd, x, nullptr, nullptr, xd, y, pd, scale, bias, 0.1, run_mean,
+        run_var, eps, save_mean, save_inv, nullptr, ws, ws_bytes, reserve, reserve_bytes));
+  };
+  forward();
+  if (s_.kind == OpKind::kBatchNormFwd)
+    out_.run = forward;
+  else
+    out_.run = [=] {
+      CK(cudnnBatchNormalizationBackwardEx(h, mode, ops, &one, &zero, &one, &zero, xd, x, xd, y, xd,
+                                           dy, nullptr, nullptr, xd, dx, pd, scale, bias, dscale,
+                                           dbias, eps, save_mean, save_inv, nullptr, ws, ws_bytes,
+                                           reserve, reserve_bytes));
     };
   return std::move(out_);
 }

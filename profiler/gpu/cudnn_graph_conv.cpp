@@ -26,7 +26,10 @@ bool GraphConv(const OpSignature& s, const ConvGeometry& c, cudnnHandle_t h, cud
   const cudnnDataType_t type = CudnnType(s.dtype);
   auto tensor = [&](const int64_t dims[4], int64_t id) {
     GraphDesc d = NewDesc(CUDNN_BACKEND_TENSOR_DESCRIPTOR);
-    const int64_t strides[4] = {dims[1] * dims[2] * dims[3], dims[2] * dims[3], dims[3], 1};
+    const int64_t chw = dims[1] * dims[2] * dims[3];
+    const int64_t nchw[4] = {chw, dims[2] * dims[3], dims[3], 1};
+    const int64_t nhwc[4] = {chw, 1, dims[3] * dims[1], dims[1]};
+    const int64_t* strides = c.nhwc ? nhwc : nchw;
     const int64_t alignment = 16;
     Set(d, CUDNN_ATTR_TENSOR_DATA_TYPE, CUDNN_TYPE_DATA_TYPE, 1, &type);
     Set(d, CUDNN_ATTR_TENSOR_DIMENSIONS, CUDNN_TYPE_INT64, 4, dims);

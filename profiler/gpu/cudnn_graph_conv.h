@@ -12,6 +12,7 @@ namespace epochcost::profiler::cuda {
 struct ConvGeometry {
   int64_t x[4], w[4], y[4];
   int64_t pre[2], post[2], stride[2], dilation[2];
+  bool nhwc = false;  // x, w and y laid out channels-last (the dimensions stay NCHW)
 };
 
 // The convolution through cuDNN's graph API, as PyTorch has called it since 1.12 (its "v8 API"),

@@ -248,6 +248,40 @@ TEST(LoweringTest, AutocastCastsWeightsAndRunsItsFp32OpsInFp32) {
   EXPECT_DOUBLE_EQ(OpSignature::Parse("reorder dt=f16 n=10")->bytes().value(), 40);
 }
 
+// channels_last: every 2-D convolution, windowed 2-D pooling and batch norm over a feature map
+// carries nhwc=1 (cuDNN's NHWC kernels), nothing else does; PyTorch's own 16-bit batch norm stays
+// NCHW.
+TEST(LoweringTest, ChannelsLastMarksConvolutionsPoolingAndBatchNorm) {
+  Result<Model> m = LoadZooModel("resnet50_v1_5");
+  ASSERT_TRUE(m.ok());
+  auto marked = [&](bool channels_last, bool aten_batch_norm) {
+    std::multiset<OpKind> kinds, unmarked;
+    Result<StepOps> ops = Lower(*m, {.batch = 2,
+                                     .precision = DType::kFloat16,
+                                     .aten_batch_norm = aten_batch_norm,
+                                     .amp = !aten_batch_norm,
+                                     .channels_last = channels_last});
+    EXPECT_TRUE(ops.ok());
+    for (const StepOp& op : ops->ops)
+      (op.signature.dim("nhwc") == 1 ? kinds : unmarked).insert(op.signature.kind);
+    return std::make_pair(kinds, unmarked);
+  };
+  EXPECT_TRUE(marked(false, false).first.empty());
+  const auto [nhwc, plain] = marked(true, false);
+  for (OpKind k :
+       {OpKind::kConvFwd, OpKind::kConvBwdData, OpKind::kConvBwdWeights, OpKind::kPoolFwd,
+        OpKind::kPoolBwd, OpKind::kBatchNormFwd, OpKind::kBatchNormBwd}) {
+    EXPECT_GT(nhwc.count(k), 0u) << OpKindName(k);
+    // The stem's max pooling is marked; the global average pooling is timed NCHW.
+    EXPECT_EQ(plain.count(k), k == OpKind::kPoolFwd || k == OpKind::kPoolBwd ? 1u : 0u)
+        << OpKindName(k);
+  }
+  EXPECT_EQ(nhwc.count(OpKind::kEltwiseFwd) + nhwc.count(OpKind::kBinary), 0u);
+  const auto [aten_nhwc, aten_plain] = marked(true, true);
+  EXPECT_EQ(aten_nhwc.count(OpKind::kBatchNormFwd), 0u);
+  EXPECT_GT(aten_plain.count(OpKind::kBatchNormFwd), 0u);
+}
+
 }  // namespace
 }  // namespace epochcost
 

@@ -17,7 +17,8 @@
 # export (a shipped data/profiles file) into the store first, so that only the signatures it
 # lacks are measured; the store lasts between runs on the same machine. FORCE_KIND=KINDS (e.g.
 # eltwise_fwd,eltwise_bwd,binary) measures the stored ops of those kinds again (`profile
-# --force-kind`), after a change to how the profiler times them.
+# --force-kind`), after a change to how the profiler times them. CHANNELS_LAST=1 adds
+# --channels-last to the profile, the PyTorch steps and the predictions.
 # Usage: MODELS="..." PRECISIONS="fp32 bf16" PHASES="tests profile torch predict" tools/gpu/measure.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.."
@@ -28,6 +29,8 @@ precisions=${PRECISIONS:-"fp32 bf16"}
 phases=${PHASES:-"tests profile torch predict"}
 optimizer=(${OPTIMIZER:+--optimizer "$OPTIMIZER"})
 force=(${FORCE_KIND:+--force-kind "$FORCE_KIND"})
+# CHANNELS_LAST=1: 4-D tensors channels-last in the profile, the PyTorch steps and predictions.
+layout=(${CHANNELS_LAST:+--channels-last})
 # The precision of a P:N entry, and the --batch option of its N (else of BATCH).
 prec() { echo "${1%%:*}"; }
 # torch_step.py's options for a precision: amp is --precision fp16 --amp, amp-bf16 bf16 --amp.
@@ -94,7 +97,7 @@ if [[ " $phases " == *" profile "* ]]; then
   for p in $precisions; do
     log "profile --precision $(prec "$p") $(batch_of "$p") ${optimizer[*]} ${force[*]}"
     timeout "$(left 600)" $bin profile $models --device gpu --precision "$(prec "$p")" \
-      $(batch_of "$p") "${optimizer[@]}" "${force[@]}" >>"$out/log.txt" 2>&1
+      $(batch_of "$p") "${optimizer[@]}" "${force[@]}" "${layout[@]}" >>"$out/log.txt" 2>&1
     log "profile exit $?"
     $bin profile export "$out/gpu-profile.json" --device gpu >>"$out/log.txt" 2>&1
   done
@@ -105,7 +108,7 @@ if [[ " $phases " == *" torch "* ]]; then
       log "torch $m $p"
       timeout "$(left 120)" python3 tools/reference/torch_step.py "data/models/$m.json" \
         --device cuda $(torch_prec "$p") --steps 30 --warmup 10 $(batch_of "$p") \
-        "${optimizer[@]}" --run-log "$out/runs.csv" >>"$out/torch.txt" 2>>"$out/log.txt"
+        "${optimizer[@]}" "${layout[@]}" --run-log "$out/runs.csv" >>"$out/torch.txt" 2>>"$out/log.txt"
     done
   done
 fi
@@ -124,7 +127,7 @@ if [[ " $phases " == *" predict "* ]]; then
     for m in $models; do
       echo "### $m $p" >>"$out/predict.txt"
       $bin predict "$m" --on local-gpu --precision "$(prec "$p")" --samples 1 --top 8 \
-        $(batch_of "$p") "${optimizer[@]}" >>"$out/predict.txt" 2>&1
+        $(batch_of "$p") "${optimizer[@]}" "${layout[@]}" >>"$out/predict.txt" 2>&1
       $bin predict "$m" --on local-gpu --precision "$(prec "$p")" --samples 1 $(batch_of "$p") \
         "${optimizer[@]}" --json >"$out/pred-$m-${p/:/-}.json" 2>/dev/null
     done

@@ -223,7 +223,7 @@ class Net(nn.Module):
 
 
 RUN_LOG_COLUMNS = ["model", "target", "kind", "label", "batch", "precision", "optimizer",
-                   "threads", "gpus", "samples", "val_samples", "seconds_per_epoch",
+                   "layout", "threads", "gpus", "samples", "val_samples", "seconds_per_epoch",
                    "first_epoch_seconds", "usd_per_hour", "framework", "framework_version",
                    "source"]
 
@@ -301,7 +301,8 @@ def write_run_log(a, doc, dev, batch, opt_name, median, p10, p90):
         cpu = dev.type != "cuda"
         # Autocast runs are precision amp (fp16) or amp-bf16, as epochcost's --precision names them.
         precision = ("amp" if a.precision == "fp16" else "amp-bf16") if a.amp else a.precision
-        w.writerow([doc["name"], "device:" + target, "on-demand", device, batch, precision, opt_name, a.threads if cpu else "",
+        w.writerow([doc["name"], "device:" + target, "on-demand", device, batch, precision, opt_name,
+                    "nhwc" if a.channels_last else "", a.threads if cpu else "",
                     "" if cpu else 1, samples, 0, "%.6g" % (median * steps), "", "",
                     "pytorch", torch.__version__,
                     "tools/reference/torch_step.py %s: median of %d steps after %d warm-up "
