@@ -126,8 +126,9 @@ int Recommend(const RecommendOptions& o) {
   else {
     std::cout << "Model " << model->name() << ", "
               << (batch_auto ? "batch auto" : "batch " + std::to_string(batch)) << ", "
-              << DTypeName(cpu->precision) << ", " << opt_name << ", " << req.samples
-              << " samples per epoch, " << o.epochs << " epochs\n";
+              << PrecisionName(*gpu) << (gpu->channels_last ? ", channels-last (GPUs)" : "") << ", "
+              << opt_name << ", " << req.samples << " samples per epoch, " << o.epochs
+              << " epochs\n";
     std::cout << market->calibrated;
     std::cout << RecommendTable(*r, o.top, o.epochs, o.pareto ? ranked : 0) << StaleNote(*market)
               << RetiredNote(*market) << RecordLines(paths, records);
