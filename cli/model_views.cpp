@@ -7,6 +7,12 @@
 namespace epochcost::cli {
 namespace {
 
+// The precision as --precision names it: amp / amp-bf16 for autocast's fp32 weights.
+std::string PrecisionOf(const ModelReport& r) {
+  if (r.fp32_weights) return r.precision == DType::kBFloat16 ? "amp-bf16" : "amp";
+  return std::string(DTypeName(r.precision));
+}
+
 // Whether some layer reads anything but the layer listed just before it.
 bool IsChain(const Model& model) {
   for (int i = 0; i < model.size(); ++i) {
@@ -57,7 +63,7 @@ std::string ModelTable(const Model& model, const ModelReport& report) {
   }
   const LayerReport& t = report.total;
   std::string out = "Model: " + report.model + "  (batch " + std::to_string(report.batch) + ", " +
-                    std::string(DTypeName(report.precision)) + ")\n";
+                    PrecisionOf(report) + ")\n";
   out += RenderTable(rows, {false, false, true, true, true, true, false});
   out += "Total params: " + Thousands(t.params()) + " (trainable " + Thousands(t.trainable_params) +
          ", non-trainable " + Thousands(t.non_trainable_params) + ")\n";
@@ -74,7 +80,7 @@ std::string ModelJson(const Model& model, const ModelReport& report) {
   j["model"] = report.model;
   j["source"] = model.info().source;
   j["batch"] = report.batch;
-  j["precision"] = DTypeName(report.precision);
+  j["precision"] = PrecisionOf(report);
   j["flop_convention"] = "multiply-add = 2 FLOPs";
   j["layers"] = nlohmann::ordered_json::array();
   for (int i = 0; i < model.size(); ++i) {

@@ -63,14 +63,18 @@ int List() {
 int Show(const ShowOptions& o) {
   Result<ModelParameters> params = ParseParams(o.params);
   if (!params.ok()) return ReportError(params.status());
-  Result<DType> precision = ParseDType(o.precision);
+  // amp / amp-bf16 (autocast): 16-bit activations over fp32 weights.
+  const bool amp = o.precision == "amp" || o.precision == "amp-bf16";
+  Result<DType> precision =
+      ParseDType(amp ? (o.precision == "amp" ? "fp16" : "bf16") : o.precision);
   if (!precision.ok()) return ReportError(precision.status().WithContext("--precision"));
   if (o.batch <= 0)
     return ReportError(
         Status::InvalidArgument("--batch must be positive, got " + std::to_string(o.batch)));
   Result<Model> model = LoadModel(o.model, *params);
   if (!model.ok()) return ReportError(model.status());
-  Result<ModelReport> report = Analyze(*model, {.batch = o.batch, .precision = *precision});
+  Result<ModelReport> report =
+      Analyze(*model, {.batch = o.batch, .precision = *precision, .fp32_weights = amp});
   if (!report.ok()) return ReportError(report.status());
   std::cout << (o.json ? ModelJson(*model, *report) : ModelTable(*model, *report));
   return kExitOk;
@@ -120,7 +124,9 @@ void RegisterModelsCommand(CLI::App& app, CommandFn* run) {
   show->add_option("MODEL", o->model, "Zoo name, or a .onnx, Keras .json or epochcost .json file")
       ->required();
   show->add_option("--batch", o->batch, "Samples per step (default 1)");
-  show->add_option("--precision", o->precision, "fp32 (default), bf16 or fp16");
+  show->add_option("--precision", o->precision,
+                   "fp32 (default), bf16, fp16, or amp / amp-bf16 (16-bit activations, fp32 "
+                   "weights)");
   show->add_option("--param", o->params, "Set a model parameter, NAME=INTEGER (repeatable)");
   show->add_flag("--json", o->json, "Print JSON instead of a table");
   show->footer(

@@ -48,6 +48,7 @@ Result<ModelReport> Analyze(const Model& model, const AnalysisOptions& options) 
   report.model = model.name();
   report.batch = options.batch;
   report.precision = options.precision;
+  report.fp32_weights = options.fp32_weights;
   report.total.name = "total";
   const double b = static_cast<double>(options.batch);
   LayerReport& t = report.total;
@@ -64,7 +65,8 @@ Result<ModelReport> Analyze(const Model& model, const AnalysisOptions& options) 
     r.fwd = Flops::FromFlops(c.fwd_flops * b);
     r.bwd_data = Flops::FromFlops(c.bwd_data_flops * b);
     r.bwd_weight = Flops::FromFlops(c.bwd_weight_flops * b);
-    r.weight_bytes = BytesOf(static_cast<double>(r.params()), options.precision);
+    r.weight_bytes = BytesOf(static_cast<double>(r.params()),
+                             options.fp32_weights ? DType::kFloat32 : options.precision);
     const double out_elements = static_cast<double>(r.output.elements());
     if (!c.is_view && layer.kind != LayerKind::kInput) {
       for (int q : model.inputs(i))

@@ -15,6 +15,7 @@ namespace epochcost {
 struct AnalysisOptions {
   int64_t batch = 1;
   DType precision = DType::kFloat32;  // of every floating-point tensor not pinned by its layer
+  bool fp32_weights = false;          // autocast: weights stay fp32 whatever `precision`
 };
 
 // Figures for one training step over `batch` samples.
@@ -41,6 +42,7 @@ struct ModelReport {
   std::string model;
   int64_t batch = 1;
   DType precision = DType::kFloat32;
+  bool fp32_weights = false;  // autocast (AnalysisOptions)
   std::vector<LayerReport> layers;
   LayerReport total;  // sums; name "total"
 };
