@@ -162,6 +162,8 @@ nlohmann::ordered_json ReportJson(const ValidationReport& r) {
               {"framework", x.run.framework},
               {"framework_version", x.run.framework_version},
               {"batch", x.run.batch},
+              {"precision", x.run.precision},
+              {"layout", x.run.channels_last ? "nhwc" : "nchw"},
               {"family", x.family},
               {"device_kind", x.device_kind},
               {"path", x.path},
