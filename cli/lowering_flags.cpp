@@ -46,10 +46,9 @@ std::string LoweringFlagsCommandLine(const LoweringFlags& f) {
 Result<LoweringOptions> ResolveLowering(const LoweringFlags& f, const Model& model, int64_t batch,
                                         std::string* optimizer_name, LoweringTarget target) {
   // amp and amp-bf16: autocast's mixed precision, 16-bit compute over fp32 weights.
-  const bool amp = f.precision == "amp" || f.precision == "amp-bf16";
-  Result<DType> precision = f.precision == "amp"        ? Result<DType>(DType::kFloat16)
-                            : f.precision == "amp-bf16" ? Result<DType>(DType::kBFloat16)
-                                                        : ParseDType(f.precision);
+  const std::optional<DType> autocast = AutocastType(f.precision);
+  const bool amp = autocast.has_value();
+  Result<DType> precision = amp ? Result<DType>(*autocast) : ParseDType(f.precision);
   if (!precision.ok() || !IsFloat(*precision))
     return Status::InvalidArgument("unknown precision '" + f.precision +
                                    "' (expected fp32, tf32, bf16, fp16, amp or amp-bf16)")

@@ -3,14 +3,14 @@
 #include <nlohmann/json.hpp>
 
 #include "cli/format.h"
+#include "engine/lowering.h"
 
 namespace epochcost::cli {
 namespace {
 
 // The precision as --precision names it: amp / amp-bf16 for autocast's fp32 weights.
 std::string PrecisionOf(const ModelReport& r) {
-  if (r.fp32_weights) return r.precision == DType::kBFloat16 ? "amp-bf16" : "amp";
-  return std::string(DTypeName(r.precision));
+  return PrecisionName({.precision = r.precision, .amp = r.fp32_weights});
 }
 
 // Whether some layer reads anything but the layer listed just before it.

@@ -64,9 +64,9 @@ int Show(const ShowOptions& o) {
   Result<ModelParameters> params = ParseParams(o.params);
   if (!params.ok()) return ReportError(params.status());
   // amp / amp-bf16 (autocast): 16-bit activations over fp32 weights.
-  const bool amp = o.precision == "amp" || o.precision == "amp-bf16";
-  Result<DType> precision =
-      ParseDType(amp ? (o.precision == "amp" ? "fp16" : "bf16") : o.precision);
+  const std::optional<DType> autocast = AutocastType(o.precision);
+  const bool amp = autocast.has_value();
+  Result<DType> precision = amp ? Result<DType>(*autocast) : ParseDType(o.precision);
   if (!precision.ok()) return ReportError(precision.status().WithContext("--precision"));
   if (o.batch <= 0)
     return ReportError(

@@ -1,7 +1,6 @@
 #include "engine/lowering.h"
 
 #include <algorithm>
-#include <array>
 #include <map>
 
 #include "engine/layer_rules.h"
@@ -14,14 +13,6 @@ namespace {
 int64_t SoftmaxWidth(const Shape& out) {
   return out.dims.empty() ? 1 : std::max<int64_t>(out.dims.back(), 1);
 }
-
-constexpr std::array<std::pair<Optimizer, std::string_view>, 5> kOptimizers = {{
-    {Optimizer::kSgd, "sgd"},
-    {Optimizer::kMomentum, "momentum"},
-    {Optimizer::kRmsprop, "rmsprop"},
-    {Optimizer::kAdam, "adam"},
-    {Optimizer::kAdadelta, "adadelta"},
-}};
 
 using Dims = std::map<std::string, int64_t>;
 
@@ -764,35 +755,6 @@ Result<StepOps> Lowerer::Run() {
 }
 
 }  // namespace
-
-std::string_view RnnLoweringName(RnnLowering r) {
-  return r == RnnLowering::kFused ? "fused" : "unrolled";
-}
-
-Result<RnnLowering> ParseRnnLowering(std::string_view name) {
-  if (name == "unrolled") return RnnLowering::kUnrolled;
-  if (name == "fused") return RnnLowering::kFused;
-  return Status::InvalidArgument("unknown RNN lowering '" + std::string(name) +
-                                 "' (expected unrolled or fused)");
-}
-
-std::string PrecisionName(const LoweringOptions& o) {
-  if (o.amp) return o.precision == DType::kBFloat16 ? "amp-bf16" : "amp";
-  return std::string(DTypeName(o.precision));
-}
-
-std::string_view OptimizerName(Optimizer o) {
-  for (const auto& [opt, name] : kOptimizers)
-    if (opt == o) return name;
-  return "?";
-}
-
-Result<Optimizer> ParseOptimizer(std::string_view name) {
-  for (const auto& [opt, n] : kOptimizers)
-    if (n == name) return opt;
-  return Status::InvalidArgument("unknown optimizer '" + std::string(name) +
-                                 "' (expected sgd, momentum, rmsprop, adam or adadelta)");
-}
 
 Result<StepOps> Lower(const Model& model, const LoweringOptions& options) {
   if (options.batch <= 0 || options.batch > kMaxBatch)

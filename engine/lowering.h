@@ -5,6 +5,7 @@
 #ifndef EPOCHCOST_ENGINE_LOWERING_H_
 #define EPOCHCOST_ENGINE_LOWERING_H_
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -64,8 +65,8 @@ struct LoweringOptions {
   // weights, so PyTorch calls cuDNN's (aten_batch_norm stays off).
   bool amp = false;
   // PyTorch's channels_last memory format (NHWC) for 4-D tensors, as NVIDIA's recipes add
-  // (`--memory-format nhwc`): 2-D convolutions, windowed 2-D pooling and batch norm over feature maps
-  // carry nhwc=1 and are timed on cuDNN's NHWC kernels (a GPU's; batch norm in cuDNN's
+  // (`--memory-format nhwc`): 2-D convolutions, windowed 2-D pooling and batch norm over feature
+  // maps carry nhwc=1 and are timed on cuDNN's NHWC kernels (a GPU's; batch norm in cuDNN's
   // persistent NHWC mode, as PyTorch calls it in training).
   bool channels_last = false;
 };
@@ -73,6 +74,9 @@ struct LoweringOptions {
 // The precision as the command line and run logs name it: fp32, tf32, bf16, fp16, or amp (fp16
 // autocast) and amp-bf16.
 std::string PrecisionName(const LoweringOptions& o);
+
+// The 16-bit type of an autocast precision name (amp: fp16, amp-bf16: bf16); nullopt for others.
+std::optional<DType> AutocastType(std::string_view precision);
 
 // One signature and how often a step runs it.
 struct StepOp {

@@ -47,7 +47,6 @@ class Builder {
   Prepared Pool();
   Prepared BatchNorm();
   Prepared AtenBatchNorm();
-  Prepared NhwcBatchNorm();
   Prepared Softmax();
   Prepared Dropout();
   Prepared Rnn();
@@ -303,58 +302,18 @@ Prepared Builder::Pool() {
 }
 
 // cuDNN spatial batch norm over (mb, c, sp), training mode (batch statistics), as PyTorch's
-// cudnn_batch_norm; with aten=1, PyTorch's own kernels (AtenBatchNorm).
+// cudnn_batch_norm; with aten=1, PyTorch's own kernels (AtenBatchNorm). Over a channels-last
+// map (nhwc=1) PyTorch calls the Ex API in CUDNN_BATCHNORM_SPATIAL_PERSISTENT mode with NHWC
+// descriptors, a workspace and a reserve space.
 Prepared Builder::BatchNorm() {
   if (D("aten") != 0) return AtenBatchNorm();
-  if (Nhwc()) return NhwcBatchNorm();
-  const int mb = I("mb"), c = I("c"), sp = I("sp", 1);
-  cudnnTensorDescriptor_t xd = Tensor({mb, c, sp, 1});
-  cudnnTensorDescriptor_t pd = Tensor({1, c, 1, 1}, CUDNN_DATA_FLOAT);
-  const cudnnBatchNormMode_t mode = CUDNN_BATCHNORM_SPATIAL;
-  const int64_t n = int64_t{mb} * c * sp;
-  void* x = Elements(n);
-  void* y = Elements(n);
-  void* dy = Elements(n);
-  float* scale = Floats(c);
-  float* bias = Floats(c);
-  float* run_mean = Floats(c);
-  float* run_var = Floats(c);
-  float* save_mean = Floats(c);
-  float* save_inv = Floats(c);
-  float* dscale = Floats(c);
-  float* dbias = Floats(c);
-  CK(gpu::Fill(scale, c, Elem::kF32, 7, 1.f, h_.stream));
-  cudnnHandle_t h = h_.dnn;
-  static const float one = 1.f, zero = 0.f;
-  const double eps = 1e-5;
-  auto forward = [=] {
-    CK(cudnnBatchNormalizationForwardTraining(h, mode, &one, &zero, xd, x, xd, y, pd, scale, bias,
-                                              0.1, run_mean, run_var, eps, save_mean, save_inv));
-  };
-  forward();
-  if (s_.kind == OpKind::kBatchNormFwd)
-    out_.run = forward;
-  else
-    out_.run = [=] {
-      CK(cudnnBatchNormalizationBackward(h, mode, &one, &zero, &one, &zero, xd, x, xd, dy, xd, y,
-                                         pd, scale, dscale, dbias, eps, save_mean, save_inv));
-    };
-  return std::move(out_);
-}
-
-// Over a channels-last feature map in training, PyTorch's cudnn_batch_norm calls the Ex API in
-// CUDNN_BATCHNORM_SPATIAL_PERSISTENT mode with NHWC descriptors and a reserve space.
-Prepared Builder::NhwcBatchNorm() {
   const int mb = I("mb"), c = I("c"), sp = I("sp", 1);
   cudnnTensorDescriptor_t xd = Map(mb, c, sp, 1);
   cudnnTensorDescriptor_t pd = Tensor({1, c, 1, 1}, CUDNN_DATA_FLOAT);
-  const cudnnBatchNormMode_t mode = CUDNN_BATCHNORM_SPATIAL_PERSISTENT;
-  const cudnnBatchNormOps_t ops = CUDNN_BATCHNORM_OPS_BN;
   const int64_t n = int64_t{mb} * c * sp;
   void* x = Elements(n);
   void* y = Elements(n);
   void* dy = Elements(n);
-  void* dx = Elements(n);
   float* scale = Floats(c);
   float* bias = Floats(c);
   float* run_mean = Floats(c);
@@ -365,33 +324,47 @@ Prepared Builder::NhwcBatchNorm() {
   float* dbias = Floats(c);
   CK(gpu::Fill(scale, c, Elem::kF32, 7, 1.f, h_.stream));
   cudnnHandle_t h = h_.dnn;
-  size_t fwd_ws = 0, bwd_ws = 0, reserve_bytes = 0;
-  CK(cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(h, mode, ops, xd, nullptr, xd, pd,
-                                                              nullptr, &fwd_ws));
-  CK(cudnnGetBatchNormalizationBackwardExWorkspaceSize(h, mode, ops, xd, xd, xd, nullptr, xd, pd,
-                                                       nullptr, &bwd_ws));
-  CK(cudnnGetBatchNormalizationTrainingExReserveSpaceSize(h, mode, ops, nullptr, xd,
-                                                          &reserve_bytes));
-  const size_t ws_bytes = std::max(fwd_ws, bwd_ws);
-  void* ws = Bytes(ws_bytes, false);
-  void* reserve = Bytes(reserve_bytes, false);
   static const float one = 1.f, zero = 0.f;
   const double eps = 1e-5;
-  auto forward = [=] {
-    CK(cudnnBatchNormalizationForwardTrainingEx(
-        h, mode, ops, &one, &zero, xd, x, nullptr, nullptr, xd, y, pd, scale, bias, 0.1, run_mean,
-        run_var, eps, save_mean, save_inv, nullptr, ws, ws_bytes, reserve, reserve_bytes));
-  };
-  forward();
-  if (s_.kind == OpKind::kBatchNormFwd)
-    out_.run = forward;
-  else
-    out_.run = [=] {
+  std::function<void()> forward, backward;
+  if (!Nhwc()) {
+    const cudnnBatchNormMode_t mode = CUDNN_BATCHNORM_SPATIAL;
+    forward = [=] {
+      CK(cudnnBatchNormalizationForwardTraining(h, mode, &one, &zero, xd, x, xd, y, pd, scale, bias,
+                                                0.1, run_mean, run_var, eps, save_mean, save_inv));
+    };
+    backward = [=] {
+      CK(cudnnBatchNormalizationBackward(h, mode, &one, &zero, &one, &zero, xd, x, xd, dy, xd, y,
+                                         pd, scale, dscale, dbias, eps, save_mean, save_inv));
+    };
+  } else {
+    const cudnnBatchNormMode_t mode = CUDNN_BATCHNORM_SPATIAL_PERSISTENT;
+    const cudnnBatchNormOps_t ops = CUDNN_BATCHNORM_OPS_BN;
+    void* dx = Elements(n);
+    size_t fwd_ws = 0, bwd_ws = 0, reserve_bytes = 0;
+    CK(cudnnGetBatchNormalizationForwardTrainingExWorkspaceSize(h, mode, ops, xd, nullptr, xd, pd,
+                                                                nullptr, &fwd_ws));
+    CK(cudnnGetBatchNormalizationBackwardExWorkspaceSize(h, mode, ops, xd, xd, xd, nullptr, xd, pd,
+                                                         nullptr, &bwd_ws));
+    CK(cudnnGetBatchNormalizationTrainingExReserveSpaceSize(h, mode, ops, nullptr, xd,
+                                                            &reserve_bytes));
+    const size_t ws_bytes = std::max(fwd_ws, bwd_ws);
+    void* ws = Bytes(ws_bytes, false);
+    void* reserve = Bytes(reserve_bytes, false);
+    forward = [=] {
+      CK(cudnnBatchNormalizationForwardTrainingEx(
+          h, mode, ops, &one, &zero, xd, x, nullptr, nullptr, xd, y, pd, scale, bias, 0.1, run_mean,
+          run_var, eps, save_mean, save_inv, nullptr, ws, ws_bytes, reserve, reserve_bytes));
+    };
+    backward = [=] {
       CK(cudnnBatchNormalizationBackwardEx(h, mode, ops, &one, &zero, &one, &zero, xd, x, xd, y, xd,
                                            dy, nullptr, nullptr, xd, dx, pd, scale, bias, dscale,
                                            dbias, eps, save_mean, save_inv, nullptr, ws, ws_bytes,
                                            reserve, reserve_bytes));
     };
+  }
+  forward();
+  out_.run = s_.kind == OpKind::kBatchNormFwd ? forward : backward;
   return std::move(out_);
 }
 
