@@ -14,7 +14,7 @@ mape() { sed -n 's/.*MAPE \([0-9.]*\)%.*/\1/p' | head -1; }
 # row is matched on its "precision,optimizer,threads,gpus" (fp32, an optimizer, 1, empty) rather
 # than split on commas.
 one_thread() {
-  { head -1 "$1"; grep -E ',fp32,[a-z]+,1,,' "$1"; } >"$2"
+  { head -1 "$1"; grep -E ",fp32,[a-z]+,(,)?1,," "$1"; } >"$2"
   local rows=$(($(wc -l <"$2") - 1))
   [ "$rows" -eq 6 ] || { echo "$1: $rows 1-thread runs, expected 6" >&2; exit 1; }
 }
