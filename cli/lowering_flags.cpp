@@ -73,7 +73,8 @@ Result<LoweringOptions> ResolveLowering(const LoweringFlags& f, const Model& mod
       .rnn = *rnn,
       .framework_reorders = !gpu && !f.no_reorders,
       .separate_conv_bias = gpu,
-      .aten_kernels = !gpu && !f.no_aten && *precision == DType::kFloat32,
+      .aten_kernels =
+          !gpu && !f.no_aten && (*precision == DType::kFloat32 || *precision == DType::kBFloat16),
       .aten_batch_norm = gpu && !f.no_aten && !amp &&
                          (*precision == DType::kBFloat16 || *precision == DType::kFloat16),
       .amp = amp,

@@ -92,13 +92,14 @@ class Lowerer {
 };
 
 // The kinds PyTorch runs in its own CPU kernels wherever they occur (LoweringOptions::
-// aten_kernels): dense products go to the system BLAS, dropout and updates to ATen. Max pooling
-// is marked where its window is known (Pool).
-bool AlwaysAten(OpKind kind) {
+// aten_kernels): fp32 dense products go to the system BLAS (bf16 ones to oneDNN), dropout and
+// updates to ATen. Max pooling is marked where its window is known (Pool).
+bool AlwaysAten(OpKind kind, DType dtype) {
   switch (kind) {
     case OpKind::kInnerProductFwd:
     case OpKind::kInnerProductBwdData:
     case OpKind::kInnerProductBwdWeights:
+      return dtype == DType::kFloat32;
     case OpKind::kDropoutFwd:
     case OpKind::kDropoutBwd:
     case OpKind::kOptimizer:
@@ -125,7 +126,7 @@ bool Float32UnderAutocast(OpKind kind) {
 }
 
 void Lowerer::Emit(OpKind kind, Dims dims, const std::string& layer, std::string alg, int count) {
-  if (o_.aten_kernels && AlwaysAten(kind)) dims["aten"] = 1;
+  if (o_.aten_kernels && AlwaysAten(kind, o_.precision)) dims["aten"] = 1;
   if (o_.aten_batch_norm && (kind == OpKind::kBatchNormFwd || kind == OpKind::kBatchNormBwd))
     dims["aten"] = 1;
   DType dtype = o_.precision;

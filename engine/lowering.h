@@ -48,7 +48,9 @@ struct LoweringOptions {
   // pooling with int64 indices, dropout as a Bernoulli mask then two multiplications, and the
   // optimizer update as one element-wise pass per tensor operation (torch.optim's default
   // for-loop implementation, with zero_grad and gradient accumulation). Those signatures carry
-  // aten=1 and are timed as PyTorch runs them (profiler/cpu/aten_kernels.h).
+  // aten=1 and are timed as PyTorch runs them (profiler/cpu/aten_kernels.h). In bf16 the same
+  // holds but for the products, which PyTorch hands to oneDNN (mkldnn_matmul) where the CPU has
+  // AVX-512 BW/VL/DQ.
   bool aten_kernels = false;
   // PyTorch on a GPU runs batch norm in its own kernels (native_batch_norm), not cuDNN's, when
   // the weights are 16-bit (the whole model in bf16 or fp16): cudnn_batch_norm takes 16-bit

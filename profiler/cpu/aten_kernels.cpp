@@ -16,13 +16,18 @@
 #include <vector>
 
 #include "engine/eager_optimizer.h"
+#include "profiler/cpu/element.h"
 
 namespace epochcost::profiler {
 namespace {
 
-using Floats = std::shared_ptr<std::vector<float>>;
+template <typename T>
+using Buffer = std::shared_ptr<std::vector<T>>;
 
-Floats Make(int64_t n, float value) { return std::make_shared<std::vector<float>>(n, value); }
+template <typename T = float>
+Buffer<T> Make(int64_t n, float value) {
+  return std::make_shared<std::vector<T>>(n, FromFloat<T>(value));
+}
 
 // ATen splits element-wise work across threads only from this many elements on
 // (at::internal::GRAIN_SIZE); smaller tensors run on the calling thread.
@@ -36,21 +41,22 @@ using Mt19937 = std::mersenne_twister_engine<uint32_t, 32, 624, 397, 31, 0x9908b
 // aten/src/ATen/native/cpu/MaxPoolKernel.cpp cpu_max_pool (contiguous NCHW): threads split the
 // mb x c planes; per output one scalar pass over its window, keeping the first maximum (or a NaN)
 // and its flat index in the plane.
+template <typename T>
 std::function<void()> MaxPool(const OpSignature& s, bool backward) {
   const int64_t planes = s.dim("mb") * s.dim("c");
   const int64_t ih = s.dim("ih"), iw = s.dim("iw"), oh = s.dim("oh"), ow = s.dim("ow");
   const int64_t kh = s.dim("kh"), kw = s.dim("kw"), sh = s.dim("sh", 1), sw = s.dim("sw", 1);
   const int64_t ph = s.dim("ph"), pw = s.dim("pw");
-  auto in = Make(planes * ih * iw, 0.f), out = Make(planes * oh * ow, 0.f);
+  auto in = Make<T>(planes * ih * iw, 0.f), out = Make<T>(planes * oh * ow, 0.f);
   auto index = std::make_shared<std::vector<int64_t>>(planes * oh * ow);
   std::mt19937 rng(7);
   std::uniform_real_distribution<float> value(-1.f, 1.f);
-  for (float& v : *in) v = value(rng);
+  for (T& v : *in) v = FromFloat<T>(value(rng));
   auto forward = [=] {
 #pragma omp parallel for
     for (int64_t p = 0; p < planes; ++p) {
-      const float* src = in->data() + p * ih * iw;
-      float* dst = out->data() + p * oh * ow;
+      const T* src = in->data() + p * ih * iw;
+      T* dst = out->data() + p * oh * ow;
       int64_t* idx = index->data() + p * oh * ow;
       for (int64_t y = 0; y < oh; ++y) {
         int64_t y0 = y * sh - ph;
@@ -65,13 +71,13 @@ std::function<void()> MaxPool(const OpSignature& s, bool backward) {
           for (int64_t r = y0; r < y1; ++r)
             for (int64_t q = x0; q < x1; ++q) {
               const int64_t at = r * iw + q;
-              const float v = src[at];
+              const float v = ToFloat(src[at]);
               if (v > max || std::isnan(v)) {
                 max = v;
                 best = at;
               }
             }
-          dst[y * ow + x] = max;
+          dst[y * ow + x] = FromFloat<T>(max);
           idx[y * ow + x] = best;
         }
       }
@@ -79,19 +85,20 @@ std::function<void()> MaxPool(const OpSignature& s, bool backward) {
   };
   if (!backward) return forward;
   forward();  // the indices the backward pass scatters by
-  auto grad_in = Make(planes * ih * iw, 0.f);
+  auto grad_in = Make<T>(planes * ih * iw, 0.f);
   // max_pool2d_with_indices_backward: zero_() the input gradient, then cpu_max_pool_backward.
   return [=] {
-    float* gi = grad_in->data();
+    T* gi = grad_in->data();
     const int64_t n = planes * ih * iw;
 #pragma omp parallel for simd if (n >= kGrainSize)
-    for (int64_t i = 0; i < n; ++i) gi[i] = 0.f;
+    for (int64_t i = 0; i < n; ++i) gi[i] = T{};
 #pragma omp parallel for
     for (int64_t p = 0; p < planes; ++p) {
-      float* dst = gi + p * ih * iw;
-      const float* go = out->data() + p * oh * ow;
+      T* dst = gi + p * ih * iw;
+      const T* go = out->data() + p * oh * ow;
       const int64_t* idx = index->data() + p * oh * ow;
-      for (int64_t k = 0; k < oh * ow; ++k) dst[idx[k]] += go[k];
+      for (int64_t k = 0; k < oh * ow; ++k)
+        dst[idx[k]] = FromFloat<T>(ToFloat(dst[idx[k]]) + ToFloat(go[k]));
     }
   };
 }
@@ -101,95 +108,86 @@ std::function<void()> MaxPool(const OpSignature& s, bool backward) {
 // float tensor without MKL is templates::cpu::bernoulli_kernel: serial, under the generator's
 // lock, one uniform double per value from two 32-bit mt19937 draws. The backward pass
 // (MulBackward0) multiplies the gradient by the noise.
+template <typename T>
 std::function<void()> Dropout(const OpSignature& s, bool backward) {
   const int64_t n = s.dim("n");
-  auto x = Make(n, 0.5f), noise = Make(n, 0.f), y = Make(n, 0.f);
+  auto x = Make<T>(n, 0.5f), noise = Make<T>(n, 0.f), y = Make<T>(n, 0.f);
   const double keep = 0.75;  // the timing does not depend on it
   auto multiply = [=] {
-    const float* a = x->data();
-    const float* b = noise->data();
-    float* c = y->data();
+    const T* a = x->data();
+    const T* b = noise->data();
+    T* c = y->data();
 #pragma omp parallel for simd if (n >= kGrainSize)
-    for (int64_t i = 0; i < n; ++i) c[i] = a[i] * b[i];
+    for (int64_t i = 0; i < n; ++i) c[i] = FromFloat<T>(ToFloat(a[i]) * ToFloat(b[i]));
   };
   if (backward) return multiply;
   auto rng = std::make_shared<Mt19937>(67280421);
   return [=] {
-    float* m = noise->data();
+    T* m = noise->data();
     Mt19937& engine = *rng;
     for (int64_t i = 0; i < n; ++i) {
       const uint64_t hi = engine(), lo = engine();
       const uint64_t bits = (hi << 32) | lo;
       const double u = static_cast<double>(bits & ((uint64_t{1} << 53) - 1)) * 0x1.0p-53;
-      m[i] = static_cast<float>(u < keep);
+      m[i] = FromFloat<T>(static_cast<float>(u < keep));
     }
     const float divisor = static_cast<float>(keep);
 #pragma omp parallel for simd if (n >= kGrainSize)
-    for (int64_t i = 0; i < n; ++i) m[i] /= divisor;
+    for (int64_t i = 0; i < n; ++i) m[i] = FromFloat<T>(ToFloat(m[i]) / divisor);
     multiply();
   };
 }
 
-// One pass of torch.optim's for-loop update (engine/eager_optimizer.h).
-void RunPass(const EagerPass& pass, const std::array<float*, kEagerTensors>& t, int64_t n) {
-  float* d = t[static_cast<int>(pass.dst)];
-  const float* a = t[static_cast<int>(pass.a)];
-  const float* b = t[static_cast<int>(pass.b)];
+// One pass of torch.optim's for-loop update (engine/eager_optimizer.h), in f32 over T values.
+// Each case is its own loop: a loop body behind a lambda did not vectorize (4x slower in f32).
+template <typename T>
+void RunPass(const EagerPass& pass, const std::array<T*, kEagerTensors>& t, int64_t n) {
+  T* d = t[static_cast<int>(pass.dst)];
+  const T* a = t[static_cast<int>(pass.a)];
+  const T* b = t[static_cast<int>(pass.b)];
   const float c = 0.9f;
+  // clang-format off
+#define EPOCHCOST_EACH(value)                                  \
+  _Pragma("omp parallel for simd if (n >= kGrainSize)")        \
+  for (int64_t i = 0; i < n; ++i) d[i] = FromFloat<T>(value);  \
+  return
+  // clang-format on
   switch (pass.op) {
     case EagerOp::kZero:
-#pragma omp parallel for simd if (n >= kGrainSize)
-      for (int64_t i = 0; i < n; ++i) d[i] = 0.f;
-      return;
+      EPOCHCOST_EACH(0.f);
     case EagerOp::kAdd:
-#pragma omp parallel for simd if (n >= kGrainSize)
-      for (int64_t i = 0; i < n; ++i) d[i] = a[i] + b[i];
-      return;
+      EPOCHCOST_EACH(ToFloat(a[i]) + ToFloat(b[i]));
     case EagerOp::kScale:
-#pragma omp parallel for simd if (n >= kGrainSize)
-      for (int64_t i = 0; i < n; ++i) d[i] = a[i] * c;
-      return;
+      EPOCHCOST_EACH(ToFloat(a[i]) * c);
     case EagerOp::kAddScalar:
-#pragma omp parallel for simd if (n >= kGrainSize)
-      for (int64_t i = 0; i < n; ++i) d[i] = a[i] + 1e-7f;
-      return;
+      EPOCHCOST_EACH(ToFloat(a[i]) + 1e-7f);
     case EagerOp::kAxpy:
-#pragma omp parallel for simd if (n >= kGrainSize)
-      for (int64_t i = 0; i < n; ++i) d[i] += c * a[i];
-      return;
+      EPOCHCOST_EACH(ToFloat(d[i]) + c * ToFloat(a[i]));
     case EagerOp::kAddcmul:
-#pragma omp parallel for simd if (n >= kGrainSize)
-      for (int64_t i = 0; i < n; ++i) d[i] += c * a[i] * b[i];
-      return;
+      EPOCHCOST_EACH(ToFloat(d[i]) + c * ToFloat(a[i]) * ToFloat(b[i]));
     case EagerOp::kAddcdiv:
-#pragma omp parallel for simd if (n >= kGrainSize)
-      for (int64_t i = 0; i < n; ++i) d[i] += c * a[i] / b[i];
-      return;
+      EPOCHCOST_EACH(ToFloat(d[i]) + c * ToFloat(a[i]) / ToFloat(b[i]));
     case EagerOp::kSqrt:
-#pragma omp parallel for simd if (n >= kGrainSize)
-      for (int64_t i = 0; i < n; ++i) d[i] = std::sqrt(a[i]);
-      return;
+      EPOCHCOST_EACH(std::sqrt(ToFloat(a[i])));
     case EagerOp::kMul:
-#pragma omp parallel for simd if (n >= kGrainSize)
-      for (int64_t i = 0; i < n; ++i) d[i] = a[i] * b[i];
-      return;
+      EPOCHCOST_EACH(ToFloat(a[i]) * ToFloat(b[i]));
     case EagerOp::kDiv:
-#pragma omp parallel for simd if (n >= kGrainSize)
-      for (int64_t i = 0; i < n; ++i) d[i] = a[i] / b[i];
-      return;
+      EPOCHCOST_EACH(ToFloat(a[i]) / ToFloat(b[i]));
   }
+#undef EPOCHCOST_EACH
 }
 
+template <typename T>
 Result<std::function<void()>> Optimizer(const OpSignature& s) {
   const std::span<const EagerPass> passes = EagerOptimizerPasses(s.alg);
   if (passes.empty()) return Status::Unsupported(s.ToString() + ": no such torch.optim update");
   const int64_t n = s.dim("n");
-  auto tensors =
-      std::make_shared<std::vector<std::vector<float>>>(kEagerTensors, std::vector<float>(n, 0.5f));
+  auto tensors = std::make_shared<std::vector<std::vector<T>>>(
+      kEagerTensors, std::vector<T>(n, FromFloat<T>(0.5f)));
   return std::function<void()>([=] {
-    std::array<float*, kEagerTensors> t{};
+    std::array<T*, kEagerTensors> t{};
     for (int k = 0; k < kEagerTensors; ++k) t[k] = (*tensors)[k].data();
-    for (const EagerPass& pass : passes) RunPass(pass, t, n);
+    for (const EagerPass& pass : passes) RunPass<T>(pass, t, n);
   });
 }
 
@@ -349,37 +347,59 @@ std::function<void()> BlasWorkersPolling() {
   };
 }
 
-Result<AtenCall> AtenKernel(const OpSignature& sig) {
-  if (sig.dtype != DType::kFloat32)
-    return Status::Unsupported(sig.ToString() + ": the ATen-like kernels run in f32 only");
+namespace {
+
+// The element-wise ATen kernels in T (f32 or bf16).
+template <typename T>
+Result<AtenCall> ElementwiseAtenKernel(const OpSignature& sig) {
   switch (sig.kind) {
     case OpKind::kPoolFwd:
     case OpKind::kPoolBwd:
       if (sig.alg != "max")
         return Status::Unsupported(sig.ToString() + ": aten=1 pooling is max pooling only");
-      return AtenCall{MaxPool(sig, sig.kind == OpKind::kPoolBwd), nullptr};
+      return AtenCall{MaxPool<T>(sig, sig.kind == OpKind::kPoolBwd), nullptr};
     case OpKind::kDropoutFwd:
     case OpKind::kDropoutBwd:
-      return AtenCall{Dropout(sig, sig.kind == OpKind::kDropoutBwd), nullptr};
+      return AtenCall{Dropout<T>(sig, sig.kind == OpKind::kDropoutBwd), nullptr};
     case OpKind::kOptimizer: {
-      Result<std::function<void()>> run = Optimizer(sig);
+      Result<std::function<void()>> run = Optimizer<T>(sig);
       if (!run.ok()) return run.status();
       return AtenCall{*run, nullptr};
     }
-    case OpKind::kInnerProductFwd:
-    case OpKind::kInnerProductBwdData:
-    case OpKind::kInnerProductBwdWeights:
-      if (sig.dim("mb") > INT32_MAX || sig.dim("ic") > INT32_MAX || sig.dim("oc") > INT32_MAX)
-        return Status::Unsupported(sig.ToString() + ": BLAS sizes are 32-bit");
-      {
-        Result<const SystemBlas*> blas = LoadSystemBlas();
-        if (!blas.ok()) return blas.status().WithContext(sig.ToString());
-        return InnerProduct(sig, **blas);
-      }
     default:
       return Status::Unsupported(sig.ToString() +
                                  ": aten=1 is for inner products, max pooling, "
                                  "dropout and optimizer updates");
+  }
+}
+
+}  // namespace
+
+Result<AtenCall> AtenKernel(const OpSignature& sig) {
+  switch (sig.kind) {
+    case OpKind::kInnerProductFwd:
+    case OpKind::kInnerProductBwdData:
+    case OpKind::kInnerProductBwdWeights: {
+      if (sig.dtype != DType::kFloat32)
+        return Status::Unsupported(sig.ToString() +
+                                   ": aten=1 products are the system BLAS's sgemm, f32 only");
+      if (sig.dim("mb") > INT32_MAX || sig.dim("ic") > INT32_MAX || sig.dim("oc") > INT32_MAX)
+        return Status::Unsupported(sig.ToString() + ": BLAS sizes are 32-bit");
+      Result<const SystemBlas*> blas = LoadSystemBlas();
+      if (!blas.ok()) return blas.status().WithContext(sig.ToString());
+      return InnerProduct(sig, **blas);
+    }
+    default:
+      break;
+  }
+  switch (sig.dtype) {
+    case DType::kFloat32:
+      return ElementwiseAtenKernel<float>(sig);
+    case DType::kBFloat16:
+      return ElementwiseAtenKernel<BFloat16>(sig);
+    default:
+      return Status::Unsupported(sig.ToString() +
+                                 ": the ATen-like kernels run in f32 and bf16 only");
   }
 }
 

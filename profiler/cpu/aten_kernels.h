@@ -18,6 +18,9 @@
 //                                     pass per tensor operation, plus zero_grad's zero_ and the
 //                                     gradient accumulation's add_ (torch.optim 1.13 defaults:
 //                                     foreach off, set_to_none off)
+//
+// The products are f32 only; pooling, dropout and the updates also run in bf16 (computed in f32,
+// stored in bf16, as ATen's Vectorized<BFloat16>: profiler/cpu/element.h).
 #ifndef EPOCHCOST_PROFILER_CPU_ATEN_KERNELS_H_
 #define EPOCHCOST_PROFILER_CPU_ATEN_KERNELS_H_
 

@@ -347,10 +347,11 @@ TEST(OpSignatureCostTest, AtenKernelsCountEveryPass) {
 TEST(LoweringTest, AtenKernelsWhereAsked) {
   Result<Model> m = LoadZooModel("mnist_cnn");
   ASSERT_TRUE(m.ok());
-  auto aten_kinds = [&](bool aten) {
+  auto aten_kinds = [&](bool aten, DType precision = DType::kFloat32) {
     std::multiset<OpKind> kinds;
-    Result<StepOps> ops =
-        Lower(*m, {.batch = 8, .optimizer = Optimizer::kAdam, .aten_kernels = aten});
+    Result<StepOps> ops = Lower(
+        *m,
+        {.batch = 8, .precision = precision, .optimizer = Optimizer::kAdam, .aten_kernels = aten});
     EXPECT_TRUE(ops.ok());
     for (const StepOp& op : ops->ops)
       if (op.signature.dim("aten") == 1) kinds.insert(op.signature.kind);
@@ -369,6 +370,12 @@ TEST(LoweringTest, AtenKernelsWhereAsked) {
   EXPECT_EQ(kinds.count(OpKind::kDropoutBwd), 2u);
   EXPECT_EQ(kinds.count(OpKind::kOptimizer), 8u);
   EXPECT_EQ(kinds.size(), 20u);
+  // In bf16 PyTorch hands the products to oneDNN (mkldnn_matmul); the rest stays ATen's.
+  const std::multiset<OpKind> bf16 = aten_kinds(true, DType::kBFloat16);
+  EXPECT_EQ(bf16.count(OpKind::kInnerProductFwd), 0u);
+  EXPECT_EQ(bf16.count(OpKind::kInnerProductBwdData), 0u);
+  EXPECT_EQ(bf16.count(OpKind::kInnerProductBwdWeights), 0u);
+  EXPECT_EQ(bf16.size(), 14u);
 }
 
 }  // namespace
