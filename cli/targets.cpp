@@ -99,8 +99,12 @@ Result<References> LoadReferences(const profiler::ProfileStore& store,
     } else {
       ReferenceDevice r = Reference(d, *ms, 1);
       const double peak = bench("peak_gemm_flops", 1), triad = bench("triad_bytes_per_second", 1);
-      if (r.ops.size() <= best_cpu || peak <= 0 || triad <= 0) continue;
-      best_cpu = r.ops.size();
+      // Ranked by its f32 rows: a profile's bf16 rows do not make it the reference for f32.
+      const size_t f32 = std::count_if(r.ops.begin(), r.ops.end(), [](const MeasuredOp& o) {
+        return o.signature.dtype == DType::kFloat32;
+      });
+      if (f32 <= best_cpu || peak <= 0 || triad <= 0) continue;
+      best_cpu = f32;
       r.roofline.kind = DeviceKind::kCpu;
       r.roofline.fp32 = FlopsPerSecond::FromFlopsPerSecond(peak);
       r.roofline.bandwidth = BytesPerSecond::FromBytesPerSecond(triad);

@@ -16,9 +16,10 @@
 
 namespace epochcost::cli {
 
-// The store's CPU and GPU with the most measurements (at the given precision's dtype and at one
-// thread), as references for scaling. A GPU reference needs a spec-table row for its model
-// (matched by name); a CPU reference uses its measured 1-thread peak GEMM and triad bandwidth.
+// The store's CPU with the most f32 measurements at one thread, and every measured GPU (each
+// leading a pool of all of them), as references for scaling. A GPU reference needs a spec-table
+// row for its model (matched by name); a CPU reference uses its measured 1-thread peak GEMM and
+// triad bandwidth.
 // `without_gpu`: leave out the profiles of that GPU (its data/hardware/gpus.csv row name), to
 // predict it as a GPU nothing was measured on (validate --hold-out-gpu).
 Result<References> LoadReferences(const profiler::ProfileStore& store,

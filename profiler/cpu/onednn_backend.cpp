@@ -416,8 +416,10 @@ class CpuBackend : public Backend {
     if (aten && (sig.kind == OpKind::kInnerProductFwd || sig.kind == OpKind::kInnerProductBwdData ||
                  sig.kind == OpKind::kInnerProductBwdWeights))
       return MeasureInFreshProcess(sig, options);
-    // Every other op runs beside OpenBLAS's polling workers (null at one thread).
-    const std::function<void()> polling = BlasWorkersPolling();
+    // Every other op of an f32 step runs beside OpenBLAS's polling workers (null at one thread).
+    // A bf16 step has no BLAS products (PyTorch hands them to oneDNN), so its workers sleep.
+    const std::function<void()> polling =
+        sig.dtype == DType::kFloat32 ? BlasWorkersPolling() : nullptr;
     if (aten) {
       Result<AtenCall> call = AtenKernel(sig);
       if (!call.ok()) return call.status();

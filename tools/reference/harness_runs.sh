@@ -1,7 +1,8 @@
 #!/usr/bin/env bash
 # Trains each model in PyTorch on this machine at each thread count (tools/reference/torch_step.py)
 # and writes the runs as one run log, for `epochcost validate` and `epochcost calibrate`.
-# Usage: tools/reference/harness_runs.sh OUT.csv   (MODELS, THREADS, STEPS override the defaults)
+# Usage: tools/reference/harness_runs.sh OUT.csv   (MODELS, THREADS, STEPS, PRECISION override the
+# defaults: the six seed models, 1 and 2 threads, 50 steps, fp32)
 #
 # ROUNDS=N (default 1) measures every run N times, round after round over all of them, and writes
 # each at the median of its rounds (tools/reference/median_of_rounds.py; its source lists every
@@ -12,6 +13,7 @@ cd "$(dirname "$0")/../.."
 models=${MODELS:-"mnist_mlp mnist_cnn cifar10_cnn imdb_fasttext imdb_bidirectional_lstm lstm_text_generation"}
 threads=${THREADS:-"1 2"}
 steps=${STEPS:-50}
+precision=${PRECISION:-fp32}
 rounds=${ROUNDS:-1}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -19,7 +21,7 @@ for ((r = 1; r <= rounds; r++)); do
   for m in $models; do
     for t in $threads; do
       /usr/bin/python3 tools/reference/torch_step.py "data/models/$m.json" --threads "$t" \
-        --steps "$steps" --run-log "$tmp/round$r.csv" >&2
+        --steps "$steps" --precision "$precision" --run-log "$tmp/round$r.csv" >&2
     done
   done
 done

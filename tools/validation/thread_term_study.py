@@ -31,7 +31,8 @@ def terms(epochcost):
         for r in csv.DictReader(open(f)):
             out = subprocess.run(
                 [epochcost, "predict", r["model"], "--on", r["target"], "--threads", r["threads"],
-                 "--batch", r["batch"], "--samples", r["samples"], "--val-samples",
+                 "--batch", r["batch"], "--precision", r["precision"], "--samples", r["samples"],
+                 "--val-samples",
                  r["val_samples"] or "0", "--optimizer", r["optimizer"], "--json"],
                 capture_output=True, text=True, env=env, check=True).stdout
             d = json.loads(out)
