@@ -69,7 +69,7 @@ Result<References> LoadReferences(const profiler::ProfileStore& store,
   Result<std::vector<profiler::Fingerprint>> devices = store.Devices();
   if (!devices.ok()) return devices.status();
   References refs;
-  size_t best_cpu = 0;
+  std::map<DType, size_t> best_cpu;  // the most 1-thread rows of a precision a CPU has so far
   struct MeasuredGpu {
     ReferenceDevice device;
     std::string spec;  // its data/hardware/gpus.csv row
@@ -99,12 +99,15 @@ Result<References> LoadReferences(const profiler::ProfileStore& store,
     } else {
       ReferenceDevice r = Reference(d, *ms, 1);
       const double peak = bench("peak_gemm_flops", 1), triad = bench("triad_bytes_per_second", 1);
-      // Ranked by its f32 rows: a profile's bf16 rows do not make it the reference for f32.
-      const size_t f32 = std::count_if(r.ops.begin(), r.ops.end(), [](const MeasuredOp& o) {
-        return o.signature.dtype == DType::kFloat32;
-      });
-      if (f32 <= best_cpu || peak <= 0 || triad <= 0) continue;
-      best_cpu = f32;
+      if (peak <= 0 || triad <= 0) continue;
+      // The reference for a precision is the CPU with the most 1-thread rows in it: a profile's
+      // bf16 rows do not make it the reference for f32, nor its f32 rows for bf16.
+      std::map<DType, size_t> rows;
+      for (const MeasuredOp& o : r.ops) ++rows[o.signature.dtype];
+      std::vector<DType> leads;
+      for (const auto& [dtype, n] : rows)
+        if (n > best_cpu[dtype]) leads.push_back(dtype);
+      if (leads.empty()) continue;
       r.roofline.kind = DeviceKind::kCpu;
       r.roofline.fp32 = FlopsPerSecond::FromFlopsPerSecond(peak);
       r.roofline.bandwidth = BytesPerSecond::FromBytesPerSecond(triad);
@@ -115,11 +118,19 @@ Result<References> LoadReferences(const profiler::ProfileStore& store,
         if (!at.ops.empty()) sweeps[t] = at.ops;
       }
       const std::array<Usl, 4> usl = FitUslPerClass(r.ops, sweeps);
-      refs.cpu = CpuReference{std::make_shared<const ReferenceEfficiencies>(std::move(r)), usl,
-                              BytesPerSecond::FromBytesPerSecond(triad),
-                              Seconds::FromSeconds(bench("dispatch_seconds", 1))};
+      const CpuReference cpu{std::make_shared<const ReferenceEfficiencies>(std::move(r)), usl,
+                             BytesPerSecond::FromBytesPerSecond(triad),
+                             Seconds::FromSeconds(bench("dispatch_seconds", 1))};
+      for (DType dtype : leads) {
+        best_cpu[dtype] = rows[dtype];
+        refs.cpu_by_dtype.insert_or_assign(dtype, cpu);
+      }
     }
   }
+  if (auto f32 = refs.cpu_by_dtype.find(DType::kFloat32); f32 != refs.cpu_by_dtype.end())
+    refs.cpu = f32->second;
+  else if (!refs.cpu_by_dtype.empty())
+    refs.cpu = refs.cpu_by_dtype.begin()->second;
   // Most measurements first (the first of equals in the store's order), each GPU's own pool led
   // by its own measurements and then the others' in that order.
   std::stable_sort(gpus.begin(), gpus.end(), [](const MeasuredGpu& a, const MeasuredGpu& b) {

@@ -16,8 +16,9 @@
 
 namespace epochcost::cli {
 
-// The store's CPU with the most f32 measurements at one thread, and every measured GPU (each
-// leading a pool of all of them), as references for scaling. A GPU reference needs a spec-table
+// For each precision the store's CPU with the most measurements at it at one thread (`cpu`: the
+// f32 one), and every measured GPU (each leading a pool of all of them), as references for
+// scaling. A GPU reference needs a spec-table
 // row for its model (matched by name); a CPU reference uses its measured 1-thread peak GEMM and
 // triad bandwidth.
 // `without_gpu`: leave out the profiles of that GPU (its data/hardware/gpus.csv row name), to

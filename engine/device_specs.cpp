@@ -99,7 +99,7 @@ Result<std::vector<CpuSpec>> ParseCpus() {
   Result<std::vector<int>> c =
       Columns(*t, {"family", "vendor", "core_uarch", "avx512", "simd_width_bits",
                    "fp32_flop_per_cycle_per_core", "all_core_turbo_ghz", "memory_bw_per_socket_gbs",
-                   "source", "simd_fma_units_per_core"});
+                   "source", "simd_fma_units_per_core", "bf16"});
   if (!c.ok()) return c.status();
   std::vector<CpuSpec> out;
   for (const CsvRecord& r : t->records()) {
@@ -109,6 +109,11 @@ Result<std::vector<CpuSpec>> ParseCpus() {
     s.vendor = r.fields[k[1]];
     s.core_uarch = r.fields[k[2]];
     s.avx512 = r.fields[k[3]] == "yes";
+    if (const std::string& bf16 = r.fields[k[10]]; bf16 == "yes" || bf16 == "no")
+      s.bf16 = bf16 == "yes";
+    else if (!bf16.empty())
+      return Status::InvalidArgument(where + ":" + std::to_string(r.line) + ": bf16: '" + bf16 +
+                                     "' is not yes, no or empty");
     Result<double> width = Number(r, k[4], where, "simd_width_bits");
     Result<double> flops = Number(r, k[5], where, "fp32_flop_per_cycle_per_core");
     Result<double> ghz = Number(r, k[6], where, "all_core_turbo_ghz");
@@ -166,8 +171,8 @@ Result<double> CpuSpec::Fp32FlopPerCycle(VectorIsa isa) const {
   if (isa == VectorIsa::kNative) return fp32_flop_per_cycle_per_core;
   const IsaRow& row = kIsas[static_cast<int>(isa)];
   if (vendor != "Intel" && vendor != "AMD")
-    return Status::Unsupported(family + " is not an x86 CPU: it runs no " +
-                               std::string(row.name) + " code");
+    return Status::Unsupported(family + " is not an x86 CPU: it runs no " + std::string(row.name) +
+                               " code");
   if (simd_fma_units_per_core <= 0 || simd_width_bits <= 0 || fp32_flop_per_cycle_per_core <= 0)
     return Status::NotFound("data/hardware/cpus.csv lacks the SIMD units of " + family);
   if (row.width_bits > simd_width_bits || (isa == VectorIsa::kAvx512 && !avx512))

@@ -4,6 +4,7 @@
 #ifndef EPOCHCOST_ENGINE_DEVICE_SPECS_H_
 #define EPOCHCOST_ENGINE_DEVICE_SPECS_H_
 
+#include <optional>
 #include <string>
 #include <string_view>
 #include <vector>
@@ -46,6 +47,10 @@ struct CpuSpec {
   std::string vendor;
   std::string core_uarch;
   bool avx512 = false;
+  // bf16 arithmetic (AVX512_BF16 or AMX): yes, no, or unknown (an empty cell). epochcost predicts
+  // bf16 training only where it is yes: elsewhere PyTorch falls back to emulated or reference
+  // kernels that no profile measures.
+  std::optional<bool> bf16;
   int simd_fma_units_per_core = 0;
   int simd_width_bits = 0;
   double fp32_flop_per_cycle_per_core = 0;

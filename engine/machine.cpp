@@ -112,16 +112,23 @@ Result<MachinePrediction> PredictOnMachine(const Model& model, LoweringOptions o
                               ": no CPU family known for this machine, and no GPU listed");
     if (options.precision == DType::kTFloat32)
       return Status::Unsupported(machine.name + ": tf32 is a GPU precision");
+    if (options.precision == DType::kBFloat16 && machine.cpu->bf16 != true)
+      return Status::Unsupported(
+          machine.name + ": the " + machine.cpu->family +
+          (machine.cpu->bf16.has_value()
+               ? " has no bf16 arithmetic (AVX512_BF16 or AMX)"
+               : "'s bf16 arithmetic is not known (data/hardware/cpus.csv)") +
+          "; its bf16 runs are not modelled");
     const double vcpus = std::max(1.0, machine.vcpus);
     const double physical = machine.smt ? std::max(1.0, vcpus / 2) : vcpus;
     out.threads = machine.smt && vcpus >= 2 ? physical * (1 + kHyperthreadGain) : physical;
     target.cores = out.threads;
     BytesPerSecond per_core;
-    if (refs.cpu) {
-      reference = refs.cpu->reference;
-      per_core = refs.cpu->per_core_bandwidth;
-      target.usl = refs.cpu->usl;
-      overhead = refs.cpu->dispatch;
+    if (const CpuReference* cpu = refs.CpuFor(options.precision)) {
+      reference = cpu->reference;
+      per_core = cpu->per_core_bandwidth;
+      target.usl = cpu->usl;
+      overhead = cpu->dispatch;
       target.roofline = CpuRoofline(*machine.cpu, out.threads, per_core);
       target.roofline.latency = reference->device().roofline.latency;
     } else {

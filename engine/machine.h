@@ -49,9 +49,16 @@ struct GpuReference {
 // measurements; `gpu_by_model` holds, per measured GPU (its data/hardware/gpus.csv row name), the
 // pool that leads with that GPU's own, for predictions on that GPU.
 struct References {
-  std::optional<CpuReference> cpu;
+  std::optional<CpuReference> cpu;  // the f32 one
+  std::map<DType, CpuReference> cpu_by_dtype;
   std::optional<GpuReference> gpu;
   std::map<std::string, GpuReference> gpu_by_model;
+
+  // The CPU reference for a precision: the CPU measured most at it, else `cpu`.
+  const CpuReference* CpuFor(DType d) const {
+    auto it = cpu_by_dtype.find(d);
+    return it != cpu_by_dtype.end() ? &it->second : cpu ? &*cpu : nullptr;
+  }
 
   // The GPU reference for a target GPU: its own pool where it was measured, else `gpu`'s.
   const GpuReference* GpuFor(const GpuSpec& g) const {

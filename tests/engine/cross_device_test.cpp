@@ -482,6 +482,28 @@ TEST(MachineTest, PrecisionTheGpuLacksIsRefused) {
   EXPECT_EQ(p.status().message(), "gpu:T4: the T4 has no bf16 arithmetic");
 }
 
+// bf16 training on a CPU is predicted only where the family has bf16 arithmetic (AVX512_BF16 or
+// AMX); elsewhere PyTorch falls back to emulated or reference kernels no profile measures.
+TEST(MachineTest, Bf16OnlyOnCpusWithBf16Arithmetic) {
+  Result<Model> model = LoadZooModel("mnist_mlp");
+  ASSERT_TRUE(model.ok());
+  Machine m;
+  m.name = "cpu:x";
+  m.vcpus = 8;
+  m.smt = true;
+  const LoweringOptions o{.batch = 128, .precision = DType::kBFloat16};
+  m.cpu = *FindCpu("Skylake-SP (Xeon Scalable 1st gen)");
+  EXPECT_EQ(PredictOnMachine(*model, o, m, {}, {.samples = 100}).status().message(),
+            "cpu:x: the Skylake-SP (Xeon Scalable 1st gen) has no bf16 arithmetic (AVX512_BF16 or "
+            "AMX); its bf16 runs are not modelled");
+  m.cpu = *FindCpu("Graviton3");
+  EXPECT_EQ(PredictOnMachine(*model, o, m, {}, {.samples = 100}).status().message(),
+            "cpu:x: the Graviton3's bf16 arithmetic is not known (data/hardware/cpus.csv); its "
+            "bf16 runs are not modelled");
+  m.cpu = *FindCpu("EPYC Genoa (9004)");
+  EXPECT_TRUE(PredictOnMachine(*model, o, m, {}, {.samples = 100}).ok());
+}
+
 // A framework built for SSE2 on an AVX-512 Cascade Lake: the compute-bound ops take 64/8 = 8x as
 // long beyond the latency floor, the memory-bound ones the same.
 TEST(MachineTest, OlderVectorSetSlowsOnlyTheArithmetic) {

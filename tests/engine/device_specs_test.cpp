@@ -48,6 +48,10 @@ TEST(DeviceSpecsTest, CpusAndPeakRates) {
   ASSERT_TRUE(skylake.ok());
   EXPECT_TRUE(skylake->avx512);
   EXPECT_DOUBLE_EQ(skylake->fp32_flop_per_cycle_per_core, 64);
+  EXPECT_EQ(skylake->bf16, false);
+  EXPECT_EQ(FindCpu("Sapphire Rapids (Xeon Scalable 4th gen)")->bf16, true);
+  EXPECT_EQ(FindCpu("EPYC Genoa (9004)")->bf16, true);
+  EXPECT_FALSE(FindCpu("Graviton3")->bf16.has_value());  // an empty cell: not known
   EXPECT_FALSE(FindCpu("Pentium 4").ok());
 }
 
@@ -62,10 +66,10 @@ TEST(DeviceSpecsTest, FlopsPerCycleOfAFrameworkBuild) {
     EXPECT_TRUE(f.ok()) << f.status().message();
     return f.ok() ? *f : -1;
   };
-  EXPECT_DOUBLE_EQ(per_cycle(*skylake, "sse2"), 8);    // 2 x 4 x 1
-  EXPECT_DOUBLE_EQ(per_cycle(*skylake, "avx"), 16);    // 2 x 8 x 1
-  EXPECT_DOUBLE_EQ(per_cycle(*skylake, "avx2"), 32);   // 2 x 8 x 2
-  EXPECT_DOUBLE_EQ(per_cycle(*skylake, "avx512"), 64); // 2 x 16 x 2
+  EXPECT_DOUBLE_EQ(per_cycle(*skylake, "sse2"), 8);     // 2 x 4 x 1
+  EXPECT_DOUBLE_EQ(per_cycle(*skylake, "avx"), 16);     // 2 x 8 x 1
+  EXPECT_DOUBLE_EQ(per_cycle(*skylake, "avx2"), 32);    // 2 x 8 x 2
+  EXPECT_DOUBLE_EQ(per_cycle(*skylake, "avx512"), 64);  // 2 x 16 x 2
   EXPECT_DOUBLE_EQ(per_cycle(*skylake, "native"), 64);
   Result<CpuSpec> rome = FindCpu("EPYC Rome (7002)");
   ASSERT_TRUE(rome.ok());
