@@ -2,7 +2,8 @@
 # Trains each model in PyTorch on this machine at each thread count (tools/reference/torch_step.py)
 # and writes the runs as one run log, for `epochcost validate` and `epochcost calibrate`.
 # Usage: tools/reference/harness_runs.sh OUT.csv   (MODELS, THREADS, STEPS, PRECISION override the
-# defaults: the six seed models, 1 and 2 threads, 50 steps, fp32)
+# defaults: the six seed models, 1 and 2 threads, 50 steps, fp32; AMP=1 trains under autocast to
+# PRECISION, fp32 weights: the run log's precision is then amp or amp-bf16)
 #
 # ROUNDS=N (default 1) measures every run N times, round after round over all of them, and writes
 # each at the median of its rounds (tools/reference/median_of_rounds.py; its source lists every
@@ -14,6 +15,8 @@ models=${MODELS:-"mnist_mlp mnist_cnn cifar10_cnn imdb_fasttext imdb_bidirection
 threads=${THREADS:-"1 2"}
 steps=${STEPS:-50}
 precision=${PRECISION:-fp32}
+amp=()
+[ "${AMP:-0}" = 1 ] && amp=(--amp)
 rounds=${ROUNDS:-1}
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
@@ -21,7 +24,7 @@ for ((r = 1; r <= rounds; r++)); do
   for m in $models; do
     for t in $threads; do
       /usr/bin/python3 tools/reference/torch_step.py "data/models/$m.json" --threads "$t" \
-        --steps "$steps" --precision "$precision" --run-log "$tmp/round$r.csv" >&2
+        --steps "$steps" --precision "$precision" "${amp[@]}" --run-log "$tmp/round$r.csv" >&2
     done
   done
 done
