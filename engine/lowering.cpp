@@ -67,6 +67,11 @@ class Lowerer {
   std::vector<int64_t> ParamTensors(int i) const;
   // Whether autocast casts the layer's weights to 16 bits (the ops on its lower-precision list).
   bool CastsWeights(int i) const;
+  // Autocast: whether each layer computes in the 16-bit type (Run fills it in model order): the
+  // layers that cast their weights do; embeddings, whose fp32 weights are on no list, do not;
+  // the rest follow their inputs (fp32 if any input is). Casts where a 16-bit layer reads fp32.
+  void AutocastTypes();
+  bool Input16(int i) const;
   void Eltwise(Activation a, int64_t n, const std::string& layer, bool backward);
   void Layer(int i);
   void Backward(int i);
@@ -86,6 +91,8 @@ class Lowerer {
 
   const Model& model_;
   const LoweringOptions& o_;
+  std::vector<bool> compute16_;   // autocast: the layer computes in o_.precision
+  int current_ = -1;              // the layer whose ops Emit adds
   std::vector<bool> needs_grad_;  // the layer's output gradient is computed
   StepOps out_;
   std::map<std::string, size_t> index_;
@@ -130,13 +137,15 @@ void Lowerer::Emit(OpKind kind, Dims dims, const std::string& layer, std::string
   if (o_.aten_batch_norm && (kind == OpKind::kBatchNormFwd || kind == OpKind::kBatchNormBwd))
     dims["aten"] = 1;
   DType dtype = o_.precision;
+  if (o_.amp && current_ >= 0 && !compute16_[current_]) dtype = DType::kFloat32;
   if (o_.amp && Float32UnderAutocast(kind)) {
     dtype = DType::kFloat32;
     // Autocast casts the 16-bit input up and the next 16-bit op casts the output down; the
     // backward pass casts the gradients the same two ways (the loss's op holds both passes).
+    // An fp32 input needs no cast up.
     if (kind != OpKind::kOptimizer) {
       const int64_t n = dims.count("rows") ? dims.at("rows") * dims.at("c") : 0;
-      Cast(n, o_.precision, DType::kFloat32, layer, count);
+      if (current_ < 0 || Input16(current_)) Cast(n, o_.precision, DType::kFloat32, layer, count);
       Cast(n, DType::kFloat32, o_.precision, layer, count);
     }
   }
@@ -347,8 +356,14 @@ void Lowerer::Layer(int i) {
   const std::string& name = l.name;
   const Shape& out = model_.output_shape(i);
   const int64_t n_out = B() * out.elements();
-  if (o_.amp && CastsWeights(i))
+  current_ = i;
+  if (o_.amp && CastsWeights(i)) {
     for (int64_t n : ParamTensors(i)) Cast(n, DType::kFloat32, o_.precision, name);
+    // An fp32 input (after an embedding) is cast down as the layer reads it.
+    for (size_t k = 0; k < model_.inputs(i).size(); ++k)
+      if (!compute16_[model_.inputs(i)[k]])
+        Cast(B() * In(i, static_cast<int>(k)), DType::kFloat32, o_.precision, name);
+  }
   switch (l.kind) {
     case LayerKind::kInput:
       // Autocast: float inputs stay fp32 until the first 16-bit op casts them.
@@ -493,9 +508,17 @@ void Lowerer::Backward(int i) {
   const int64_t n_out = B() * out.elements();
   bool data_grad = false;
   for (int q : model_.inputs(i)) data_grad = data_grad || needs_grad_[q];
-  // Autocast: the 16-bit weights' gradients back to the fp32 weights.
-  if (o_.amp && CastsWeights(i))
+  current_ = i;
+  // Autocast: the 16-bit weights' gradients back to the fp32 weights, and the gradient of an
+  // fp32 input back up.
+  if (o_.amp && CastsWeights(i)) {
     for (int64_t n : ParamTensors(i)) Cast(n, o_.precision, DType::kFloat32, name);
+    for (size_t k = 0; k < model_.inputs(i).size(); ++k) {
+      const int q = model_.inputs(i)[k];
+      if (!compute16_[q] && needs_grad_[q])
+        Cast(B() * In(i, static_cast<int>(k)), o_.precision, DType::kFloat32, name);
+    }
+  }
   switch (l.kind) {
     case LayerKind::kInput:
     case LayerKind::kFlatten:
@@ -697,14 +720,36 @@ bool Lowerer::CastsWeights(int i) const {
     case LayerKind::kDepthwiseConv2D:
     case LayerKind::kSeparableConv1D:
     case LayerKind::kSeparableConv2D:
-    case LayerKind::kLstm:
-    case LayerKind::kGru:
     case LayerKind::kAttention:
     case LayerKind::kHighway:
       return true;
+    case LayerKind::kLstm:
+    case LayerKind::kGru:
+      return o_.amp_rnn16;
     default:
       return false;
   }
+}
+
+void Lowerer::AutocastTypes() {
+  compute16_.assign(model_.size(), true);
+  if (!o_.amp) return;
+  for (int i = 0; i < model_.size(); ++i) {
+    const LayerKind kind = model_.layer(i).kind;
+    if (CastsWeights(i) || kind == LayerKind::kInput)
+      compute16_[i] = true;  // a float input is cast at the input layer
+    else if (kind == LayerKind::kEmbedding || kind == LayerKind::kPositionEmbedding ||
+             kind == LayerKind::kLstm || kind == LayerKind::kGru)
+      compute16_[i] = false;  // fp32 weights on no autocast list
+    else
+      compute16_[i] = Input16(i);
+  }
+}
+
+bool Lowerer::Input16(int i) const {
+  for (int q : model_.inputs(i))
+    if (!compute16_[q]) return false;
+  return true;
 }
 
 std::vector<int64_t> Lowerer::ParamTensors(int i) const {
@@ -747,10 +792,12 @@ Result<StepOps> Lowerer::Run() {
     for (int q : model_.inputs(i)) grad = grad || needs_grad_[q];
     needs_grad_[i] = grad && l.kind != LayerKind::kInput;
   }
+  AutocastTypes();
   for (int i = 0; i < n; ++i) Layer(i);
   if (!o_.training) return std::move(out_);
   for (int i = n - 1; i >= 0; --i)
     if (needs_grad_[i]) Backward(i);
+  current_ = -1;  // the updates are fp32 under autocast (Float32UnderAutocast)
   for (int i = 0; i < n; ++i) Optimizers(i);
   return std::move(out_);
 }

@@ -64,8 +64,13 @@ struct LoweringOptions {
   // the backward pass (signatures `reorder alg=from_fp32`, `from_fp16`, `from_bf16`), runs layer
   // norm, softmax and the loss in fp32 with casts around them, and, in fp16, GradScaler unscales
   // every gradient (`eltwise_fwd dt=f32 alg=unscale`). Batch norm takes 16-bit input with fp32
-  // weights, so PyTorch calls cuDNN's (aten_batch_norm stays off).
+  // weights, so PyTorch calls cuDNN's (aten_batch_norm stays off). Layers on no autocast list
+  // whose weights stay fp32 (embeddings) run in fp32, and so does every op after them until one
+  // on the 16-bit list casts its input down (and its gradient back up).
   bool amp = false;
+  // Under amp: recurrent layers are on autocast's 16-bit list (PyTorch's CUDA autocast); its CPU
+  // autocast (PyTorch 1.13) lists none, so on a CPU they run in fp32 with fp32 weights.
+  bool amp_rnn16 = true;
   // PyTorch's channels_last memory format (NHWC) for 4-D tensors, as NVIDIA's recipes add
   // (`--memory-format nhwc`): 2-D convolutions, windowed 2-D pooling and batch norm over feature
   // maps carry nhwc=1 and are timed on cuDNN's NHWC kernels (a GPU's; batch norm in cuDNN's

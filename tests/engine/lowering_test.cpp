@@ -212,6 +212,55 @@ TEST(LoweringTest, SixteenBitBatchNormOnAGpuIsPyTorchsOwn) {
 // 4): each dense layer's weight and bias cast to fp16 forward and back to fp32 backward; the
 // input cast once (4 x 784); softmax (forward and backward) and the loss in fp32, each with a
 // cast of its 4 x 10 values each way; GradScaler's unscale (fp16 only) and the update in fp32.
+// Autocast leaves an embedding (fp32 weights, on no list) in fp32, and the ops after it until a
+// 16-bit op casts its input down (and its gradient back up); on a CPU (PyTorch 1.13) recurrent
+// layers are on no list either. (Checked in PyTorch: under torch.autocast("cpu", bfloat16) an
+// embedding, a mean over it and an LSTM return fp32, a linear layer bf16.)
+TEST(LoweringTest, AutocastKeepsEmbeddingsAndWhatFollowsThemInFp32) {
+  Result<Model> fasttext = LoadZooModel("imdb_fasttext");
+  ASSERT_TRUE(fasttext.ok());
+  auto counts = [](const Model& m, LoweringOptions o) {
+    std::map<std::string, int> c;
+    Result<StepOps> ops = Lower(m, o);
+    EXPECT_TRUE(ops.ok());
+    for (const StepOp& op : ops->ops) c[op.signature.ToString()] += op.count;
+    return c;
+  };
+  const LoweringOptions amp{.batch = 4, .precision = DType::kBFloat16, .amp = true};
+  std::map<std::string, int> c = counts(*fasttext, amp);
+  EXPECT_EQ(c["embedding_fwd dt=f32 dim=50 rows=1600 vocab=20000"], 1);
+  EXPECT_EQ(c["embedding_bwd dt=f32 dim=50 rows=1600 vocab=20000"], 1);
+  EXPECT_EQ(c["pool_fwd dt=f32 alg=avg c=50 ih=1 iw=400 kh=1 kw=400 mb=4 oh=1 ow=1 ph=0 pw=0 sh=1 "
+              "sw=1"],
+            1);
+  // The dense layer reads the pooled 4 x 50 values: cast down, its gradient cast back up.
+  EXPECT_EQ(c["reorder dt=bf16 alg=from_fp32 n=200"], 1);
+  EXPECT_EQ(c["reorder dt=f32 alg=from_bf16 n=200"], 1);
+  EXPECT_EQ(c["ip_fwd dt=bf16 bias=1 ic=50 mb=4 oc=1"], 1);
+
+  Result<Model> lstm = LoadZooModel("imdb_bidirectional_lstm");
+  ASSERT_TRUE(lstm.ok());
+  LoweringOptions cpu = amp;
+  cpu.rnn = RnnLowering::kUnrolled;
+  cpu.amp_rnn16 = false;
+  int rnn16 = 0, rnn32 = 0;
+  Result<StepOps> ops = Lower(*lstm, cpu);
+  ASSERT_TRUE(ops.ok());
+  for (const StepOp& op : ops->ops)
+    for (const std::string& layer : op.layers)
+      if (layer == "lstm_1")
+        (op.signature.dtype == DType::kFloat32 ? rnn32 : rnn16) += op.count;
+  EXPECT_EQ(rnn16, 0);  // neither its ops nor weight casts
+  EXPECT_GT(rnn32, 0);
+  LoweringOptions gpu = amp;
+  gpu.rnn = RnnLowering::kFused;
+  c = counts(*lstm, gpu);
+  int fused16 = 0;
+  for (const auto& [sig, n] : c)
+    if (sig.rfind("rnn_fwd dt=bf16", 0) == 0) fused16 += n;
+  EXPECT_EQ(fused16, 1);
+}
+
 TEST(LoweringTest, AutocastCastsWeightsAndRunsItsFp32OpsInFp32) {
   Result<Model> m = LoadZooModel("mnist_mlp");
   ASSERT_TRUE(m.ok());

@@ -181,7 +181,8 @@ TEST(RunLogTest, ShippedLogsOfAFrameworkAndKind) {
   EXPECT_EQ(sorted(ShippedRunLogsOf("pytorch", "cpu")),
             (std::vector<std::string>{"dev-cpu-pytorch", "dev-cpu-pytorch-avx2",
                                       "dev-cpu-pytorch-avx2-rerun", "dev-cpu-pytorch-zen4",
-                                      "dev-cpu-pytorch-zen4-bf16", "dev-cpu-pytorch-zen4-fifth", "dev-cpu-pytorch-zen4-fourth",
+                                      "dev-cpu-pytorch-zen4-amp-bf16", "dev-cpu-pytorch-zen4-bf16",
+                                      "dev-cpu-pytorch-zen4-fifth", "dev-cpu-pytorch-zen4-fourth",
                                       "dev-cpu-pytorch-zen4-rerun", "dev-cpu-pytorch-zen4-seventh",
                                       "dev-cpu-pytorch-zen4-sixth", "dev-cpu-pytorch-zen4-third"}));
   EXPECT_EQ(sorted(ShippedRunLogsOf("pytorch", "gpu")),
@@ -189,7 +190,7 @@ TEST(RunLogTest, ShippedLogsOfAFrameworkAndKind) {
   EXPECT_EQ(ShippedRunLogsOf("pytorch-ngc", "gpu"), (std::vector<std::string>{"lambda-resnet50"}));
   EXPECT_EQ(ShippedRunLogsOf("keras+tensorflow", "gpu"),
             (std::vector<std::string>{"published-runs"}));
-  EXPECT_EQ(ShippedRunLogsOf("pytorch", "").size(), 13u);
+  EXPECT_EQ(ShippedRunLogsOf("pytorch", "").size(), 14u);
   EXPECT_TRUE(ShippedRunLogsOf("caffe", "").empty());
 }
 
