@@ -4,6 +4,7 @@
 #include <map>
 
 #include "engine/layer_rules.h"
+#include "engine/lowering_options.h"
 
 namespace epochcost {
 namespace {
@@ -67,10 +68,7 @@ class Lowerer {
   std::vector<int64_t> ParamTensors(int i) const;
   // Whether autocast casts the layer's weights to 16 bits (the ops on its lower-precision list).
   bool CastsWeights(int i) const;
-  // Autocast: whether each layer computes in the 16-bit type (Run fills it in model order): the
-  // layers that cast their weights do; embeddings, whose fp32 weights are on no list, do not;
-  // the rest follow their inputs (fp32 if any input is). Casts where a 16-bit layer reads fp32.
-  void AutocastTypes();
+  // Whether every input of layer i computes in 16 bits under autocast (compute16_).
   bool Input16(int i) const;
   void Eltwise(Activation a, int64_t n, const std::string& layer, bool backward);
   void Layer(int i);
@@ -97,40 +95,6 @@ class Lowerer {
   StepOps out_;
   std::map<std::string, size_t> index_;
 };
-
-// The kinds PyTorch runs in its own CPU kernels wherever they occur (LoweringOptions::
-// aten_kernels): fp32 dense products go to the system BLAS (bf16 ones to oneDNN), dropout and
-// updates to ATen. Max pooling is marked where its window is known (Pool).
-bool AlwaysAten(OpKind kind, DType dtype) {
-  switch (kind) {
-    case OpKind::kInnerProductFwd:
-    case OpKind::kInnerProductBwdData:
-    case OpKind::kInnerProductBwdWeights:
-      return dtype == DType::kFloat32;
-    case OpKind::kDropoutFwd:
-    case OpKind::kDropoutBwd:
-    case OpKind::kOptimizer:
-      return true;
-    default:
-      return false;
-  }
-}
-
-// What autocast runs in fp32 whatever the autocast type (LoweringOptions::amp): the weights'
-// update, and the ops on its fp32 list that a step lowers to.
-bool Float32UnderAutocast(OpKind kind) {
-  switch (kind) {
-    case OpKind::kOptimizer:
-    case OpKind::kLayerNormFwd:
-    case OpKind::kLayerNormBwd:
-    case OpKind::kSoftmaxFwd:
-    case OpKind::kSoftmaxBwd:
-    case OpKind::kLoss:
-      return true;
-    default:
-      return false;
-  }
-}
 
 void Lowerer::Emit(OpKind kind, Dims dims, const std::string& layer, std::string alg, int count) {
   if (o_.aten_kernels && AlwaysAten(kind, o_.precision)) dims["aten"] = 1;
@@ -713,44 +677,10 @@ void Lowerer::Optimizers(int i) {
 }
 
 bool Lowerer::CastsWeights(int i) const {
-  switch (model_.layer(i).kind) {
-    case LayerKind::kDense:
-    case LayerKind::kConv1D:
-    case LayerKind::kConv2D:
-    case LayerKind::kDepthwiseConv2D:
-    case LayerKind::kSeparableConv1D:
-    case LayerKind::kSeparableConv2D:
-    case LayerKind::kAttention:
-    case LayerKind::kHighway:
-      return true;
-    case LayerKind::kLstm:
-    case LayerKind::kGru:
-      return o_.amp_rnn16;
-    default:
-      return false;
-  }
+  return CastsWeightsUnderAutocast(model_.layer(i).kind, o_);
 }
 
-void Lowerer::AutocastTypes() {
-  compute16_.assign(model_.size(), true);
-  if (!o_.amp) return;
-  for (int i = 0; i < model_.size(); ++i) {
-    const LayerKind kind = model_.layer(i).kind;
-    if (CastsWeights(i) || kind == LayerKind::kInput)
-      compute16_[i] = true;  // a float input is cast at the input layer
-    else if (kind == LayerKind::kEmbedding || kind == LayerKind::kPositionEmbedding ||
-             kind == LayerKind::kLstm || kind == LayerKind::kGru)
-      compute16_[i] = false;  // fp32 weights on no autocast list
-    else
-      compute16_[i] = Input16(i);
-  }
-}
-
-bool Lowerer::Input16(int i) const {
-  for (int q : model_.inputs(i))
-    if (!compute16_[q]) return false;
-  return true;
-}
+bool Lowerer::Input16(int i) const { return InputsIn16(model_, compute16_, i); }
 
 std::vector<int64_t> Lowerer::ParamTensors(int i) const {
   const LayerSpec& l = model_.layer(i);
@@ -792,7 +722,7 @@ Result<StepOps> Lowerer::Run() {
     for (int q : model_.inputs(i)) grad = grad || needs_grad_[q];
     needs_grad_[i] = grad && l.kind != LayerKind::kInput;
   }
-  AutocastTypes();
+  compute16_ = AutocastComputes16(model_, o_);
   for (int i = 0; i < n; ++i) Layer(i);
   if (!o_.training) return std::move(out_);
   for (int i = n - 1; i >= 0; --i)

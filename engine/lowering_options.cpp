@@ -1,7 +1,8 @@
-// The names of the lowering's options, as the command line and run logs spell them.
-#include <array>
+// The names of the lowering's options, as the command line and run logs spell them, and what
+// the options decide for one op or one layer.
+#include "engine/lowering_options.h"
 
-#include "engine/lowering.h"
+#include <array>
 
 namespace epochcost {
 namespace {
@@ -49,6 +50,76 @@ Result<Optimizer> ParseOptimizer(std::string_view name) {
     if (n == name) return opt;
   return Status::InvalidArgument("unknown optimizer '" + std::string(name) +
                                  "' (expected sgd, momentum, rmsprop, adam or adadelta)");
+}
+
+bool AlwaysAten(OpKind kind, DType dtype) {
+  switch (kind) {
+    case OpKind::kInnerProductFwd:
+    case OpKind::kInnerProductBwdData:
+    case OpKind::kInnerProductBwdWeights:
+      return dtype == DType::kFloat32;
+    case OpKind::kDropoutFwd:
+    case OpKind::kDropoutBwd:
+    case OpKind::kOptimizer:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool Float32UnderAutocast(OpKind kind) {
+  switch (kind) {
+    case OpKind::kOptimizer:
+    case OpKind::kLayerNormFwd:
+    case OpKind::kLayerNormBwd:
+    case OpKind::kSoftmaxFwd:
+    case OpKind::kSoftmaxBwd:
+    case OpKind::kLoss:
+      return true;
+    default:
+      return false;
+  }
+}
+
+bool CastsWeightsUnderAutocast(LayerKind kind, const LoweringOptions& o) {
+  switch (kind) {
+    case LayerKind::kDense:
+    case LayerKind::kConv1D:
+    case LayerKind::kConv2D:
+    case LayerKind::kDepthwiseConv2D:
+    case LayerKind::kSeparableConv1D:
+    case LayerKind::kSeparableConv2D:
+    case LayerKind::kAttention:
+    case LayerKind::kHighway:
+      return true;
+    case LayerKind::kLstm:
+    case LayerKind::kGru:
+      return o.amp_rnn16;
+    default:
+      return false;
+  }
+}
+
+std::vector<bool> AutocastComputes16(const Model& model, const LoweringOptions& o) {
+  std::vector<bool> computes16(model.size(), true);
+  if (!o.amp) return computes16;
+  for (int i = 0; i < model.size(); ++i) {
+    const LayerKind kind = model.layer(i).kind;
+    if (CastsWeightsUnderAutocast(kind, o) || kind == LayerKind::kInput)
+      computes16[i] = true;  // a float input is cast at the input layer
+    else if (kind == LayerKind::kEmbedding || kind == LayerKind::kPositionEmbedding ||
+             kind == LayerKind::kLstm || kind == LayerKind::kGru)
+      computes16[i] = false;  // fp32 weights on no autocast list
+    else
+      computes16[i] = InputsIn16(model, computes16, i);
+  }
+  return computes16;
+}
+
+bool InputsIn16(const Model& model, const std::vector<bool>& computes16, int i) {
+  for (int q : model.inputs(i))
+    if (!computes16[q]) return false;
+  return true;
 }
 
 }  // namespace epochcost
