@@ -28,6 +28,8 @@ nlohmann::ordered_json OpsJson(const std::vector<OpTiming>& ops) {
                  {"count", t.count},
                  {"seconds", t.each.seconds()},
                  {"total_seconds", t.total.seconds()},
+                 {"flops", t.signature.flops().value()},
+                 {"bytes", t.signature.bytes().value()},
                  {"source", t.source},
                  {"layers", t.layers}});
   return a;
@@ -51,15 +53,12 @@ std::string CalibrationLine(const Prediction& p) {
   }
   if (!p.calibration) return "";
   const profiler::StoredCalibration& c = *p.calibration;
-  char line[320];
-  std::snprintf(line, sizeof line,
-                "calibrated for %s on %s: kernel scale %.3f, per-op overhead %.1f us, per-step "
-                "overhead %.3f ms (%d runs, cross-validated MAPE %.1f%% -> %.1f%%, %s)\n",
-                c.framework.c_str(), c.device_kind.c_str(), c.kernel_scale,
-                c.per_op_overhead.seconds() * 1e6, c.per_step_overhead.seconds() * 1e3, c.runs,
-                c.mape_before, c.mape_after, c.fitted_at.c_str());
-  if (c.shipped)
-    return std::string(line) + "  shipped with epochcost, fitted to " + c.origin + "\n";
+  char figures[160];
+  std::snprintf(figures, sizeof figures, " (%d runs, cross-validated MAPE %.1f%% -> %.1f%%, %s)\n",
+                c.runs, c.mape_before, c.mape_after, c.fitted_at.c_str());
+  const std::string line = "calibrated for " + c.framework + " on " + c.device_kind + ": " +
+                           CorrectionText(c.correction()) + figures;
+  if (c.shipped) return line + "  shipped with epochcost, fitted to " + c.origin + "\n";
   return line;
 }
 

@@ -156,12 +156,14 @@ Result<Prediction> Predictor::PredictMeasured(const PredictionRequest& r, const 
   p.overhead = Seconds::FromSeconds(std::max(0.0, overhead));
   p.kernel_scale = settings.kernel_scale;
   p.per_step_overhead = settings.per_step_overhead;
+  p.per_gb_moved = settings.per_gb_moved;
   profiles_->SelectDevice(device);
   p.epoch = PredictEpoch((*step)->train, (*step)->eval, p.batch, *profiles_,
                          {.threads = p.threads,
                           .per_op_overhead = p.overhead,
                           .kernel_scale = p.kernel_scale,
                           .per_step_overhead = p.per_step_overhead,
+                          .per_gb_moved = p.per_gb_moved,
                           .dispatch_overlaps = p.gpu,
                           .samples = p.samples,
                           .val_samples = p.val_samples});
@@ -209,6 +211,7 @@ Result<Prediction> Predictor::PredictElsewhere(const PredictionRequest& r, const
   p.overhead = m->per_op_overhead;
   p.kernel_scale = settings.kernel_scale;
   p.per_step_overhead = settings.per_step_overhead;
+  p.per_gb_moved = settings.per_gb_moved;
   p.distinct_ops = p.epoch.ops.size();
   p.path = PathOfSource(m->source);
   p.on_machine = std::move(*m);
@@ -222,9 +225,10 @@ std::string PathOfSource(const std::string& s) {
 
 validation::PredictionTerms TermsOf(const Prediction& p) {
   validation::PredictionTerms t;
-  for (const OpTiming& o : p.epoch.ops) t.train.push_back({static_cast<double>(o.count), o.each});
+  for (const OpTiming& o : p.epoch.ops)
+    t.train.push_back({static_cast<double>(o.count), o.each, o.signature.bytes()});
   for (const OpTiming& o : p.epoch.eval_ops)
-    t.eval.push_back({static_cast<double>(o.count), o.each});
+    t.eval.push_back({static_cast<double>(o.count), o.each, o.signature.bytes()});
   t.steps = static_cast<double>(p.epoch.steps_per_epoch);
   t.eval_steps = static_cast<double>(p.epoch.eval_steps);
   if (p.on_machine) t.extra_per_step = p.epoch.step - p.on_machine->compute_step;

@@ -277,13 +277,14 @@ int List(const ProfileOptions& o) {
   if (!cs.ok()) return ReportError(cs.status());
   if (cs->empty()) return kExitOk;
   std::vector<std::vector<std::string>> c = {{"Calibration", "On", "Kernel scale", "Overhead (us)",
-                                              "Per step (ms)", "Runs", "CV MAPE", "Applies to",
-                                              "Fitted"}};
+                                              "Per step (ms)", "Per GB (ms)", "Runs", "CV MAPE",
+                                              "Applies to", "Fitted"}};
   for (const auto& k : *cs) {
-    char scale[32], us[32], batch[32], mape[64];
+    char scale[32], us[32], batch[32], gb[32], mape[64];
     std::snprintf(scale, sizeof scale, "%.3f", k.kernel_scale);
     std::snprintf(us, sizeof us, "%.2f", k.per_op_overhead.seconds() * 1e6);
     std::snprintf(batch, sizeof batch, "%.3f", k.per_step_overhead.seconds() * 1e3);
+    std::snprintf(gb, sizeof gb, "%.2f", k.per_gb_moved.seconds() * 1e3);
     std::snprintf(mape, sizeof mape, "%.1f%% -> %.1f%%", k.mape_before, k.mape_after);
     // A shipped calibration that does not carry to unseen models applies to its own only, less
     // those it predicted worse held out.
@@ -294,10 +295,11 @@ int List(const ProfileOptions& o) {
                           : own == 1 ? "its 1 model"
                                      : "its " + std::to_string(own) + " models";
     if (worse > 0) applies += " but " + std::to_string(worse);
-    c.push_back({k.framework, k.device_kind, scale, us, batch, std::to_string(k.runs), mape,
+    c.push_back({k.framework, k.device_kind, scale, us, batch, gb, std::to_string(k.runs), mape,
                  applies, k.fitted_at + (k.shipped ? " (shipped)" : "")});
   }
-  std::cout << "\n" << RenderTable(c, {false, false, true, true, true, true, false, false, false});
+  std::cout << "\n"
+            << RenderTable(c, {false, false, true, true, true, true, true, false, false, false});
   return kExitOk;
 }
 

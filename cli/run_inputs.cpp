@@ -246,6 +246,15 @@ nlohmann::ordered_json RecordJson(const PathKey& path, const Result<PathRecord>&
   return j;
 }
 
+std::string CorrectionText(const KernelCorrection& c) {
+  std::string s = "kernel scale " + Number("%.3f", c.kernel_scale) + ", per-op overhead " +
+                  Number("%.2f", c.per_op_overhead.seconds() * 1e6) + " us, per-step overhead " +
+                  Number("%.3f", c.per_step_overhead.seconds() * 1e3) + " ms";
+  if (c.per_gb_moved.seconds() > 0)
+    s += ", " + Number("%.2f", c.per_gb_moved.seconds() * 1e3) + " ms per GB moved";
+  return s;
+}
+
 nlohmann::ordered_json CalibrationJson(const std::optional<profiler::StoredCalibration>& c) {
   if (!c) return nullptr;
   return {{"framework", c->framework},
@@ -253,6 +262,7 @@ nlohmann::ordered_json CalibrationJson(const std::optional<profiler::StoredCalib
           {"kernel_scale", c->kernel_scale},
           {"per_op_overhead_seconds", c->per_op_overhead.seconds()},
           {"per_step_overhead_seconds", c->per_step_overhead.seconds()},
+          {"seconds_per_gb_moved", c->per_gb_moved.seconds()},
           {"fitted_at", c->fitted_at},
           {"shipped", c->shipped},
           {"fitted_to", c->origin}};

@@ -103,8 +103,13 @@ std::string RecordFigures(const Result<PathRecord>& record);
 // mape_any_precision_percent; or path, device_kind and error.
 nlohmann::ordered_json RecordJson(const PathKey& path, const Result<PathRecord>& record);
 
+// A calibration's terms as text: "kernel scale 1.110, per-op overhead 8.08 us, per-step overhead
+// 1.097 ms" and, where it has one, ", 23.5 ms per GB moved".
+std::string CorrectionText(const KernelCorrection& c);
+
 // A calibration a prediction applied, as JSON (framework, device_kind, kernel_scale,
-// per_op_overhead_seconds, per_step_overhead_seconds, fitted_at, shipped, fitted_to), or null.
+// per_op_overhead_seconds, per_step_overhead_seconds, seconds_per_gb_moved, fitted_at, shipped,
+// fitted_to), or null.
 nlohmann::ordered_json CalibrationJson(const std::optional<profiler::StoredCalibration>& c);
 
 }  // namespace epochcost::cli

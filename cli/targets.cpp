@@ -11,6 +11,7 @@
 
 #include "catalog/instance_facts.h"
 #include "cli/format.h"
+#include "cli/run_inputs.h"
 #include "validation/run_log.h"
 
 namespace epochcost::cli {
@@ -448,12 +449,8 @@ Result<Market> OpenMarket(const MarketInputs& in, const std::string& model) {
     }
     (gpu ? m.corrections.gpu : m.corrections.cpu) = c->correction();
     (gpu ? m.gpu_calibration : m.cpu_calibration) = *c;
-    char line[200];
-    std::snprintf(line, sizeof line,
-                  "%s%s (%skernel scale %.3f, per-op overhead %.1f us, per-step overhead %.3f ms)",
-                  applied.empty() ? "" : "; ", kind, c->shipped ? "shipped, " : "", c->kernel_scale,
-                  c->per_op_overhead.seconds() * 1e6, c->per_step_overhead.seconds() * 1e3);
-    applied += line;
+    applied += std::string(applied.empty() ? "" : "; ") + kind + " (" +
+               (c->shipped ? "shipped, " : "") + CorrectionText(c->correction()) + ")";
   }
   if (applied.empty() && not_applied.empty()) return NoCalibration(in.framework, "", *m.profiles);
   if (!applied.empty()) m.calibrated = "Calibrated for " + in.framework + ": " + applied + "\n";

@@ -65,13 +65,10 @@ std::string CalibrationLines(const std::vector<profiler::StoredCalibration>& cs,
       in_sample += p.prediction.calibration && p.prediction.calibration->framework == c.framework &&
                    p.prediction.calibration->device_kind == c.device_kind &&
                    fitted_to.contains(RunLogOf(p.run));
-    s << "Calibration applied: " << c.framework << " on " << c.device_kind << ", kernel scale "
-      << Number("%.3f", c.kernel_scale) << ", per-op overhead "
-      << Number("%.2f", c.per_op_overhead.seconds() * 1e6) << " us, per-step overhead "
-      << Number("%.3f", c.per_step_overhead.seconds() * 1e3) << " ms ("
-      << (c.shipped ? "shipped, " : "") << "fitted " << c.fitted_at << " on " << c.runs
-      << " runs, held-out MAPE " << Number("%.1f%%", c.mape_before) << " -> "
-      << Number("%.1f%%", c.mape_after) << ")\n";
+    s << "Calibration applied: " << c.framework << " on " << c.device_kind << ", "
+      << CorrectionText(c.correction()) << " (" << (c.shipped ? "shipped, " : "") << "fitted "
+      << c.fitted_at << " on " << c.runs << " runs, held-out MAPE "
+      << Number("%.1f%%", c.mape_before) << " -> " << Number("%.1f%%", c.mape_after) << ")\n";
     if (in_sample > 0)
       s << "  " << in_sample << (in_sample == 1 ? " of these runs was" : " of these runs were")
         << " among those it was fitted to (" << c.origin
@@ -260,6 +257,7 @@ int Validate(const ValidateOptions& o) {
                                      {"kernel_scale", c.kernel_scale},
                                      {"per_op_overhead_seconds", c.per_op_overhead.seconds()},
                                      {"per_step_overhead_seconds", c.per_step_overhead.seconds()},
+                                     {"seconds_per_gb_moved", c.per_gb_moved.seconds()},
                                      {"runs", c.runs},
                                      {"mape_before", c.mape_before},
                                      {"mape_after", c.mape_after},
@@ -403,10 +401,7 @@ int Calibrate(const CalibrateOptions& o) {
               << (o.leave_out.empty() ? "-fold cross-validation"
                                       : "-fold cross-validation, one " + o.leave_out + " per fold")
               << "\n"
-              << "  kernel scale " << Number("%.3f", c->kernel_scale) << ", per-op overhead "
-              << Number("%.2f", c->per_op_overhead.seconds() * 1e6) << " us, per-step overhead "
-              << Number("%.3f", c->per_step_overhead.seconds() * 1e3) << " ms (fitted on all "
-              << ptrs.size() << " runs)\n"
+              << "  " << CorrectionText(*c) << " (fitted on all " << ptrs.size() << " runs)\n"
               << "  held-out MAPE " << Number("%.1f%%", cv->mape_before) << " uncalibrated -> "
               << Number("%.1f%%", cv->mape_after) << " calibrated; worst |error| "
               << Number("%.1f%%", cv->worst_before) << " -> " << Number("%.1f%%", cv->worst_after)
@@ -464,6 +459,7 @@ int Calibrate(const CalibrateOptions& o) {
          .fitted_at = TodayIso(),
          .origin = origin,
          .per_step_overhead = c->per_step_overhead,
+         .per_gb_moved = c->per_gb_moved,
          .models = models,
          .model_mape_before = by_model ? std::optional(by_model->mape_before) : std::nullopt,
          .model_mape_after = by_model ? std::optional(by_model->mape_after) : std::nullopt,

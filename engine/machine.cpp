@@ -166,6 +166,7 @@ Result<MachinePrediction> PredictOnMachine(const Model& model, LoweringOptions o
                   .per_op_overhead = overhead,
                   .kernel_scale = settings.kernel_scale,
                   .per_step_overhead = settings.per_step_overhead,
+                  .per_gb_moved = settings.per_gb_moved,
                   .dispatch_overlaps = gpu,
                   .samples = settings.samples,
                   .val_samples = settings.val_samples,

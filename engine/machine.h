@@ -85,12 +85,16 @@ class LoweringCache {
 };
 
 // A framework's calibration (validation/calibration.h, docs/calibration.md): a multiplier on every
-// op time, the per-op overhead that replaces the measured dispatch cost, and the framework's own
-// fixed cost per training step (its optimizer and training loop), added to each step.
+// op time, the per-op overhead that replaces the measured dispatch cost, the framework's own
+// fixed cost per training step (its optimizer and training loop), added to each step, and a cost
+// per GB of each op's memory traffic (OpSignature::bytes), added to the op: what a step pays for
+// memory the profiler's repeated calls find warm (fresh outputs faulted in, data gone from the
+// caches between ops).
 struct KernelCorrection {
   double kernel_scale = 1;
   Seconds per_op_overhead;
   Seconds per_step_overhead;
+  Seconds per_gb_moved;
 };
 // One per device kind, where a calibration is stored.
 struct Corrections {
@@ -106,6 +110,7 @@ struct MachineSettings {
   std::optional<Seconds> per_op_overhead;  // overrides the reference's dispatch cost
   double kernel_scale = 1;                 // a calibration's multiplier on op times
   Seconds per_step_overhead;               // a calibration's fixed cost per training step
+  Seconds per_gb_moved;                    // a calibration's cost per GB an op moves
   // A CPU target's framework build: code compiled for an older vector set than the CPU has runs
   // at that set's peak (CpuSpec::Fp32FlopPerCycle); memory-bound ops are unchanged.
   VectorIsa isa = VectorIsa::kNative;
@@ -118,6 +123,7 @@ struct MachineSettings {
     if (!c) return;
     kernel_scale = c->kernel_scale;
     per_step_overhead = c->per_step_overhead;
+    per_gb_moved = c->per_gb_moved;
     if (!per_op_overhead) per_op_overhead = c->per_op_overhead;
   }
 };

@@ -28,8 +28,9 @@ StepSum Sum(const StepOps& ops, const OpTimeSource& times, const EpochOptions& o
     }
     // A GPU runs its kernels while the host queues the next ones: an op costs the longer of
     // the two. A CPU does the dispatch and the work one after the other.
+    const double gb = o.per_gb_moved.seconds() > 0 ? op.signature.bytes().value() * 1e-9 : 0;
     auto with_overhead = [&](Seconds measured) {
-      const Seconds kernel = measured * o.kernel_scale;
+      const Seconds kernel = measured * o.kernel_scale + o.per_gb_moved * gb;
       return o.dispatch_overlaps ? std::max(kernel, o.per_op_overhead) : kernel + o.per_op_overhead;
     };
     const Seconds cost = with_overhead(t->mean) * op.count;

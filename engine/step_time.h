@@ -37,6 +37,7 @@ struct EpochOptions {
   Seconds per_op_overhead;         // framework dispatch per op call
   double kernel_scale = 1;         // a calibration's multiplier on every op time (validation/)
   Seconds per_step_overhead;       // a calibration's fixed cost per training step
+  Seconds per_gb_moved;            // a calibration's cost per GB of an op's memory traffic
   bool dispatch_overlaps = false;  // a GPU: the dispatch of one op overlaps the work of another
   int64_t samples = 0;             // training samples per epoch
   int64_t val_samples = 0;         // validation samples per epoch (forward only)
@@ -47,8 +48,10 @@ struct EpochOptions {
 struct OpTiming {
   OpSignature signature;
   int count = 0;
-  Seconds each;   // measured mean (scaled or carried over: one figure), before kernel_scale
-  Seconds total;  // count x (scale x each + overhead), or count x max(scale x each, overhead)
+  Seconds each;  // measured mean (scaled or carried over: one figure), before kernel_scale
+  // count x (kernel + overhead), or count x max(kernel, overhead), where kernel is
+  // scale x each + per_gb_moved x the op's GB moved
+  Seconds total;
   std::string source;
   std::vector<std::string> layers;
 };

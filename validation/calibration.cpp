@@ -16,12 +16,13 @@ constexpr int kInnerFolds = 5;  // FitCorrection's choice of parameters
 struct Free {
   bool scale = true;
   bool per_step = false;
+  bool per_gb = false;  // without overlap only
 };
 
 Seconds StepTime(const std::vector<OpCost>& ops, bool overlaps, const Correction& c) {
   Seconds s;
   for (const OpCost& op : ops) {
-    const Seconds k = op.kernel * c.kernel_scale;
+    const Seconds k = op.kernel * c.kernel_scale + c.per_gb_moved * (op.bytes.value() * 1e-9);
     s += (overlaps ? std::max(k, c.per_op_overhead) : k + c.per_op_overhead) * op.count;
   }
   return s;
@@ -37,47 +38,53 @@ double SquaredRelativeError(const std::vector<const CalibrationSample*>& samples
   return sum;
 }
 
-// Without overlap: epoch = scale * A + overhead * B + per_step * N + C per sample (A: kernel
-// seconds, B: op calls, N: training steps, C: the rest), linear in the three parameters. Each
-// subset of the free ones is solved with the others at their neutral values (scale 1, overheads
-// 0); the valid solution (scale > 0, overheads >= 0) with the least error wins.
+// Without overlap: epoch = scale * A + overhead * B + per_step * N + per_gb * G + C per sample
+// (A: kernel seconds, B: op calls, N: training steps, G: GB the ops move, C: the rest), linear in
+// the four parameters. Each subset of the free ones is solved with the others at their neutral
+// values (scale 1, the rest 0); the valid solution (scale > 0, the rest >= 0) with the least
+// error wins.
 Correction FitLinear(const std::vector<const CalibrationSample*>& samples, Free free_params) {
   const Eigen::Index n = static_cast<Eigen::Index>(samples.size());
-  Eigen::MatrixXd x(n, 3);
+  Eigen::MatrixXd x(n, 4);
   Eigen::VectorXd y(n);
   for (Eigen::Index i = 0; i < n; ++i) {
     const CalibrationSample& s = *samples[i];
     const PredictionTerms& t = s.terms;
-    double a = 0, b = 0;
-    for (const OpCost& op : t.train) {
-      a += t.steps * op.count * op.kernel.seconds();
-      b += t.steps * op.count;
-    }
-    for (const OpCost& op : t.eval) {
-      a += t.eval_steps * op.count * op.kernel.seconds();
-      b += t.eval_steps * op.count;
-    }
+    double a = 0, b = 0, g = 0;
+    auto add = [&](const std::vector<OpCost>& ops, double steps) {
+      for (const OpCost& op : ops) {
+        a += steps * op.count * op.kernel.seconds();
+        b += steps * op.count;
+        g += steps * op.count * op.bytes.value() * 1e-9;
+      }
+    };
+    add(t.train, t.steps);
+    add(t.eval, t.eval_steps);
     const double c = t.steps * t.extra_per_step.seconds();
     x(i, 0) = a / s.measured_seconds;
     x(i, 1) = b / s.measured_seconds;
     x(i, 2) = t.steps / s.measured_seconds;
+    x(i, 3) = g / s.measured_seconds;
     y(i) = (s.measured_seconds - c) / s.measured_seconds;
   }
   Correction best;  // nothing free: scale 1, no overheads
   double best_err = SquaredRelativeError(samples, best);
-  for (int free = 1; free < (free_params.per_step ? 8 : 4); ++free) {  // bits: scale, per-op,
-    if ((free & 1) && !free_params.scale) continue;                    // per-step
+  for (int free = 1; free < 16; ++free) {  // bits: scale, per-op, per-step, per-GB
+    if (((free & 1) && !free_params.scale) || ((free & 4) && !free_params.per_step) ||
+        ((free & 8) && !free_params.per_gb))
+      continue;
     std::vector<Eigen::Index> cols;
-    for (Eigen::Index k = 0; k < 3; ++k)
+    for (Eigen::Index k = 0; k < 4; ++k)
       if (free & (1 << k)) cols.push_back(k);
     Eigen::MatrixXd xs(n, static_cast<Eigen::Index>(cols.size()));
     for (size_t k = 0; k < cols.size(); ++k) xs.col(static_cast<Eigen::Index>(k)) = x.col(cols[k]);
     const Eigen::VectorXd rhs = (free & 1) ? y : Eigen::VectorXd(y - x.col(0));
     const Eigen::VectorXd v = xs.colPivHouseholderQr().solve(rhs);
-    double p[3] = {1, 0, 0};
+    double p[4] = {1, 0, 0, 0};
     for (size_t k = 0; k < cols.size(); ++k) p[cols[k]] = v(static_cast<Eigen::Index>(k));
-    if (!(p[0] > 0 && p[1] >= 0 && p[2] >= 0)) continue;
-    const Correction c{p[0], Seconds::FromSeconds(p[1]), Seconds::FromSeconds(p[2])};
+    if (!(p[0] > 0 && p[1] >= 0 && p[2] >= 0 && p[3] >= 0)) continue;
+    const Correction c{p[0], Seconds::FromSeconds(p[1]), Seconds::FromSeconds(p[2]),
+                       Seconds::FromSeconds(p[3])};
     if (double e = SquaredRelativeError(samples, c); e < best_err) {
       best_err = e;
       best = c;
@@ -207,9 +214,10 @@ Result<Correction> FitCorrection(const std::vector<const CalibrationSample*>& sa
       return Status::InvalidArgument("CPU and GPU runs cannot share one calibration");
   // The per-op overhead is always fitted, and the kernel scale on CPUs. The per-step overhead is
   // fitted where it predicts these samples' held-out folds better than without it (at least 4
-  // samples, so that each inner fold keeps 3 to fit); so is the kernel scale on GPUs, where an
-  // op costs max(kernel, overhead) and a scale below 1 with a larger overhead fits a short run
-  // as well as the overhead alone (PyTorch on the H100 and H200: fitted free, the scale went to
+  // samples, so that each inner fold keeps 3 to fit); so is the cost per GB moved on CPUs (on a
+  // GPU the host's dispatch hides what a kernel's memory costs), and the kernel scale on GPUs,
+  // where an op costs max(kernel, overhead) and a scale below 1 with a larger overhead fits a short
+  // run as well as the overhead alone (PyTorch on the H100 and H200: fitted free, the scale went to
   // 0.67 and held out 32.7% against 31.9% uncalibrated; chosen so, 1 and 26.1%). On CPUs the
   // terms add and the scale is told apart; chosen so there, the calibration carried worse to
   // other VMs (docs/calibration.md).
@@ -217,7 +225,10 @@ Result<Correction> FitCorrection(const std::vector<const CalibrationSample*>& sa
   if (samples.size() >= 4) {
     const int folds = std::min<int>(kInnerFolds, static_cast<int>(samples.size()));
     std::vector<Free> candidates = {Free{true, true}};
-    if (overlaps) candidates.insert(candidates.end(), {Free{false, false}, Free{false, true}});
+    if (overlaps)
+      candidates.insert(candidates.end(), {Free{false, false}, Free{false, true}});
+    else
+      candidates.insert(candidates.end(), {Free{true, false, true}, Free{true, true, true}});
     double best = HeldOutError(samples, folds, free_params);
     for (const Free f : candidates)
       if (const double e = HeldOutError(samples, folds, f); e < best) {

@@ -1,4 +1,4 @@
-// Calibration: up to three documented correction parameters per framework and device kind, fitted
+// Calibration: up to four documented correction parameters per framework and device kind, fitted
 // to real runs by least squares on relative errors (docs/calibration.md):
 //   kernel_scale     multiplies every op's predicted kernel time (the framework's kernels are
 //                    that much slower or faster than the ones epochcost measured or scaled); on
@@ -8,7 +8,12 @@
 //                    the kernels on a GPU (an op costs max(kernel, overhead));
 //   per_step_overhead the framework's fixed cost per training step (optimizer and training loop
 //                    in Python, callbacks, fresh buffers), added to each training step; fitted
-//                    only where the runs' inner cross-validation says it predicts better.
+//                    only where the runs' inner cross-validation says it predicts better;
+//   per_gb_moved     a cost per GB of each op's memory traffic (OpSignature::bytes), added to the
+//                    op's kernel time: memory the profiler's repeated calls find warm and a
+//                    framework's step does not (fresh outputs faulted in, data gone from the
+//                    caches between ops); CPUs only, fitted where the inner cross-validation
+//                    says it predicts better.
 // A run's prediction is kept as the terms these act on (PredictionTerms), so a fit evaluates
 // thousands of candidate corrections without predicting again. Judged by K-fold cross-validation:
 // each fold's runs are predicted with the correction fitted on the other folds.
@@ -25,6 +30,7 @@ namespace epochcost::validation {
 struct OpCost {
   double count = 0;  // calls per step
   Seconds kernel;    // one call, without overhead
+  Bytes bytes;       // one call's memory traffic
 };
 
 struct PredictionTerms {
@@ -50,10 +56,11 @@ struct CalibrationSample {
 // linear in its parameters and solved exactly (Eigen; parameters held at 1 or 0 when the free
 // solution leaves the valid range); with overlap it is piecewise linear in (scale, per-op
 // overhead), found on a log grid refined twice, with the per-step overhead solved exactly at
-// each point. The per-step overhead is fitted when an inner 5-fold cross-validation over the
-// samples predicts them better with it than without (needs 4 samples); else it stays 0. With
-// overlap the kernel scale is chosen the same way (else it stays 1): a scale below 1 with a larger
-// overhead fits short runs as well as the overhead alone. Needs at least 3 samples.
+// each point. The per-step overhead, and without overlap the cost per GB moved, are fitted when
+// an inner 5-fold cross-validation over the samples predicts them better with them than without
+// (needs 4 samples); else they stay 0. With overlap the kernel scale is chosen the same way (else
+// it stays 1): a scale below 1 with a larger overhead fits short runs as well as the overhead
+// alone. Needs at least 3 samples.
 Result<Correction> FitCorrection(const std::vector<const CalibrationSample*>& samples);
 
 struct CrossValidation {

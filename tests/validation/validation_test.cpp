@@ -207,8 +207,9 @@ TEST(StatisticsTest, MapeAndKendallTau) {
 
 PredictionTerms Terms(bool overlaps) {
   PredictionTerms t;
-  t.train = {{2, Seconds::FromMicroseconds(100)}, {10, Seconds::FromMicroseconds(5)}};
-  t.eval = {{1, Seconds::FromMicroseconds(50)}};
+  t.train = {{2, Seconds::FromMicroseconds(100), Bytes::FromBytes(4e6)},
+             {10, Seconds::FromMicroseconds(5), Bytes::FromBytes(1e5)}};
+  t.eval = {{1, Seconds::FromMicroseconds(50), Bytes::FromBytes(2e6)}};
   t.steps = 100;
   t.eval_steps = 10;
   t.extra_per_step = Seconds::FromMicroseconds(20);
@@ -229,6 +230,11 @@ TEST(CalibrationTest, EpochTimeByHand) {
   const Correction with_step{2, Seconds::FromMicroseconds(10), Seconds::FromMicroseconds(300)};
   EXPECT_NEAR(EpochTime(Terms(false), with_step).seconds(), 100 * 940e-6 + 10 * 110e-6, 1e-12);
   EXPECT_NEAR(EpochTime(Terms(true), with_step).seconds(), 100 * 820e-6 + 10 * 100e-6, 1e-12);
+  // 25 ms per GB moved adds 100 us to each call of the 4 MB op, 2.5 us to the 100 KB one and
+  // 50 us to the 2 MB validation op: CPU step 640 + 2(100) + 10(2.5) = 865 us, eval 160 us.
+  const Correction with_gb{2, Seconds::FromMicroseconds(10), Seconds(),
+                           Seconds::FromMilliseconds(25)};
+  EXPECT_NEAR(EpochTime(Terms(false), with_gb).seconds(), 100 * 865e-6 + 10 * 160e-6, 1e-12);
 }
 
 // Runs whose measured times are exactly a known correction's predictions.
@@ -238,6 +244,8 @@ std::vector<CalibrationSample> Exact(bool overlaps, const Correction& truth) {
     PredictionTerms t = Terms(overlaps);
     t.train[0].count = 1 + i;            // vary the kernel share
     t.train[1].count = 5 + 7 * (i % 3);  // and the op count
+    // and the bytes apart from both
+    t.train[1].bytes = Bytes::FromBytes(1e5 * static_cast<double>(1 + (i * 5) % 6));
     out.push_back({t, EpochTime(t, truth).seconds()});
   }
   return out;
@@ -285,6 +293,21 @@ TEST(CalibrationTest, LinearFitRecoversAPerStepOverhead) {
   EXPECT_NEAR(c->kernel_scale, 1.7, 1e-9);
   EXPECT_NEAR(c->per_op_overhead.seconds(), 12e-6, 1e-12);
   EXPECT_NEAR(c->per_step_overhead.seconds(), 400e-6, 1e-12);
+}
+
+// Runs that need a cost per GB moved (no per-step overhead): the inner cross-validation keeps it
+// and the fit recovers it exactly.
+TEST(CalibrationTest, LinearFitRecoversACostPerGbMoved) {
+  const Correction truth{1.2, Seconds::FromMicroseconds(6), Seconds(),
+                         Seconds::FromMilliseconds(30)};
+  std::vector<CalibrationSample> samples = Exact(false, truth);
+  const std::vector<const CalibrationSample*> ptrs = Pointers(samples);
+  Result<Correction> c = FitCorrection(ptrs);
+  ASSERT_TRUE(c.ok());
+  EXPECT_NEAR(c->kernel_scale, 1.2, 1e-9);
+  EXPECT_NEAR(c->per_op_overhead.seconds(), 6e-6, 1e-12);
+  EXPECT_NEAR(c->per_step_overhead.seconds(), 0, 1e-12);
+  EXPECT_NEAR(c->per_gb_moved.seconds(), 30e-3, 1e-9);
 }
 
 TEST(CalibrationTest, GridFitSolvesThePerStepOverhead) {
