@@ -141,29 +141,38 @@ Result<Prediction> Predictor::PredictMeasured(const PredictionRequest& r, const 
   if (!step.ok()) return step.status();
   p.distinct_ops = (*step)->train.ops.size();
 
-  // The per-op overhead: given, else a calibration's, else the dispatch cost measured here.
+  // The per-op overhead: given, else a calibration's, else the dispatch cost measured here. A
+  // calibration's memory passes run at the memory bandwidth measured here at these threads.
   MachineSettings settings;
   EPOCHCOST_RETURN_IF_ERROR(ApplyCalibration(r, device.kind, &p, &settings));
+  Result<std::vector<profiler::Microbenchmark>> bs = profiles_->Microbenchmarks(device);
+  if (!bs.ok()) return bs.status();
   double overhead = -1;
-  if (settings.per_op_overhead) {
-    overhead = settings.per_op_overhead->seconds();
-  } else {
-    Result<std::vector<profiler::Microbenchmark>> bs = profiles_->Microbenchmarks(device);
-    if (!bs.ok()) return bs.status();
-    for (const auto& b : *bs)
-      if (b.name == "dispatch_seconds" && b.threads == p.threads) overhead = b.value;
+  for (const auto& b : *bs) {
+    if (b.threads != p.threads) continue;
+    if (b.name == "dispatch_seconds") overhead = b.value;
+    if (b.name == "triad_bytes_per_second" && !p.gpu)
+      p.bandwidth = BytesPerSecond::FromBytesPerSecond(b.value);
   }
+  if (settings.per_op_overhead) overhead = settings.per_op_overhead->seconds();
   p.overhead = Seconds::FromSeconds(std::max(0.0, overhead));
   p.kernel_scale = settings.kernel_scale;
   p.per_step_overhead = settings.per_step_overhead;
-  p.per_gb_moved = settings.per_gb_moved;
+  p.memory_passes = settings.memory_passes;
+  if (p.memory_passes > 0 && p.bandwidth.value() <= 0) {
+    const std::string threads = std::to_string(p.threads);
+    return Status::NotFound(
+        "the " + r.framework + " calibration's memory passes need the memory bandwidth of " +
+        device.model + " at " + threads + " thread(s), which its profile lacks; measure it: " +
+        "epochcost profile " + r.model + " --threads " + threads + " --force");
+  }
   profiles_->SelectDevice(device);
   p.epoch = PredictEpoch((*step)->train, (*step)->eval, p.batch, *profiles_,
                          {.threads = p.threads,
                           .per_op_overhead = p.overhead,
                           .kernel_scale = p.kernel_scale,
                           .per_step_overhead = p.per_step_overhead,
-                          .per_gb_moved = p.per_gb_moved,
+                          .per_gb_moved = PerGbMoved(p.memory_passes, p.bandwidth),
                           .dispatch_overlaps = p.gpu,
                           .samples = p.samples,
                           .val_samples = p.val_samples});
@@ -211,7 +220,8 @@ Result<Prediction> Predictor::PredictElsewhere(const PredictionRequest& r, const
   p.overhead = m->per_op_overhead;
   p.kernel_scale = settings.kernel_scale;
   p.per_step_overhead = settings.per_step_overhead;
-  p.per_gb_moved = settings.per_gb_moved;
+  p.memory_passes = settings.memory_passes;
+  p.bandwidth = m->bandwidth;
   p.distinct_ops = p.epoch.ops.size();
   p.path = PathOfSource(m->source);
   p.on_machine = std::move(*m);
@@ -234,6 +244,7 @@ validation::PredictionTerms TermsOf(const Prediction& p) {
   if (p.on_machine) t.extra_per_step = p.epoch.step - p.on_machine->compute_step;
   t.overlaps = p.gpu;
   t.overhead = p.overhead;
+  t.bandwidth = p.bandwidth;
   return t;
 }
 

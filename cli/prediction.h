@@ -50,7 +50,8 @@ struct Prediction {
   Seconds overhead;
   double kernel_scale = 1;
   Seconds per_step_overhead;  // a calibration's, added to every training step
-  Seconds per_gb_moved;       // a calibration's, added to each op per GB it moves
+  double memory_passes = 0;   // a calibration's, over each op's traffic at `bandwidth`
+  BytesPerSecond bandwidth;   // CPU: the memory bandwidth of the cores used (0: unknown)
   std::optional<profiler::StoredCalibration> calibration;
   std::string calibration_not_applied;  // why --framework's shipped calibration was not, or ""
   // Without --framework: the calibrations (stored or shipped) of this device kind that would

@@ -277,14 +277,14 @@ int List(const ProfileOptions& o) {
   if (!cs.ok()) return ReportError(cs.status());
   if (cs->empty()) return kExitOk;
   std::vector<std::vector<std::string>> c = {{"Calibration", "On", "Kernel scale", "Overhead (us)",
-                                              "Per step (ms)", "Per GB (ms)", "Runs", "CV MAPE",
+                                              "Per step (ms)", "Memory passes", "Runs", "CV MAPE",
                                               "Applies to", "Fitted"}};
   for (const auto& k : *cs) {
     char scale[32], us[32], batch[32], gb[32], mape[64];
     std::snprintf(scale, sizeof scale, "%.3f", k.kernel_scale);
     std::snprintf(us, sizeof us, "%.2f", k.per_op_overhead.seconds() * 1e6);
     std::snprintf(batch, sizeof batch, "%.3f", k.per_step_overhead.seconds() * 1e3);
-    std::snprintf(gb, sizeof gb, "%.2f", k.per_gb_moved.seconds() * 1e3);
+    std::snprintf(gb, sizeof gb, "%.3f", k.memory_passes);
     std::snprintf(mape, sizeof mape, "%.1f%% -> %.1f%%", k.mape_before, k.mape_after);
     // A shipped calibration that does not carry to unseen models applies to its own only, less
     // those it predicted worse held out.

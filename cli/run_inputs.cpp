@@ -250,8 +250,7 @@ std::string CorrectionText(const KernelCorrection& c) {
   std::string s = "kernel scale " + Number("%.3f", c.kernel_scale) + ", per-op overhead " +
                   Number("%.2f", c.per_op_overhead.seconds() * 1e6) + " us, per-step overhead " +
                   Number("%.3f", c.per_step_overhead.seconds() * 1e3) + " ms";
-  if (c.per_gb_moved.seconds() > 0)
-    s += ", " + Number("%.2f", c.per_gb_moved.seconds() * 1e3) + " ms per GB moved";
+  if (c.memory_passes > 0) s += ", memory passes " + Number("%.3f", c.memory_passes);
   return s;
 }
 
@@ -262,7 +261,7 @@ nlohmann::ordered_json CalibrationJson(const std::optional<profiler::StoredCalib
           {"kernel_scale", c->kernel_scale},
           {"per_op_overhead_seconds", c->per_op_overhead.seconds()},
           {"per_step_overhead_seconds", c->per_step_overhead.seconds()},
-          {"seconds_per_gb_moved", c->per_gb_moved.seconds()},
+          {"memory_passes", c->memory_passes},
           {"fitted_at", c->fitted_at},
           {"shipped", c->shipped},
           {"fitted_to", c->origin}};

@@ -104,11 +104,11 @@ std::string RecordFigures(const Result<PathRecord>& record);
 nlohmann::ordered_json RecordJson(const PathKey& path, const Result<PathRecord>& record);
 
 // A calibration's terms as text: "kernel scale 1.110, per-op overhead 8.08 us, per-step overhead
-// 1.097 ms" and, where it has one, ", 23.5 ms per GB moved".
+// 1.097 ms" and, where it has them, ", memory passes 0.543".
 std::string CorrectionText(const KernelCorrection& c);
 
 // A calibration a prediction applied, as JSON (framework, device_kind, kernel_scale,
-// per_op_overhead_seconds, per_step_overhead_seconds, seconds_per_gb_moved, fitted_at, shipped,
+// per_op_overhead_seconds, per_step_overhead_seconds, memory_passes, fitted_at, shipped,
 // fitted_to), or null.
 nlohmann::ordered_json CalibrationJson(const std::optional<profiler::StoredCalibration>& c);
 

@@ -153,6 +153,9 @@ Result<MachinePrediction> PredictOnMachine(const Model& model, LoweringOptions o
   }
   if (settings.per_op_overhead) overhead = *settings.per_op_overhead;
   out.per_op_overhead = overhead;
+  // A calibration's memory passes run at the bandwidth of the cores used; on a GPU the host's
+  // dispatch overlaps the kernels and none are fitted.
+  if (!gpu) out.bandwidth = target.roofline.bandwidth;
 
   LoweringCache local;
   Result<const LoweredStep*> lowered =
@@ -166,7 +169,7 @@ Result<MachinePrediction> PredictOnMachine(const Model& model, LoweringOptions o
                   .per_op_overhead = overhead,
                   .kernel_scale = settings.kernel_scale,
                   .per_step_overhead = settings.per_step_overhead,
-                  .per_gb_moved = settings.per_gb_moved,
+                  .per_gb_moved = PerGbMoved(settings.memory_passes, out.bandwidth),
                   .dispatch_overlaps = gpu,
                   .samples = settings.samples,
                   .val_samples = settings.val_samples,

@@ -86,15 +86,15 @@ class LoweringCache {
 
 // A framework's calibration (validation/calibration.h, docs/calibration.md): a multiplier on every
 // op time, the per-op overhead that replaces the measured dispatch cost, the framework's own
-// fixed cost per training step (its optimizer and training loop), added to each step, and a cost
-// per GB of each op's memory traffic (OpSignature::bytes), added to the op: what a step pays for
-// memory the profiler's repeated calls find warm (fresh outputs faulted in, data gone from the
-// caches between ops).
+// fixed cost per training step (its optimizer and training loop), added to each step, and memory
+// passes: extra passes over each op's memory traffic (OpSignature::bytes) at the step's memory
+// bandwidth, added to the op: what a step pays for memory the profiler's repeated calls find warm
+// (fresh outputs faulted in, data gone from the caches between ops). CPUs only.
 struct KernelCorrection {
   double kernel_scale = 1;
   Seconds per_op_overhead;
   Seconds per_step_overhead;
-  Seconds per_gb_moved;
+  double memory_passes = 0;
 };
 // One per device kind, where a calibration is stored.
 struct Corrections {
@@ -110,7 +110,7 @@ struct MachineSettings {
   std::optional<Seconds> per_op_overhead;  // overrides the reference's dispatch cost
   double kernel_scale = 1;                 // a calibration's multiplier on op times
   Seconds per_step_overhead;               // a calibration's fixed cost per training step
-  Seconds per_gb_moved;                    // a calibration's cost per GB an op moves
+  double memory_passes = 0;                // a calibration's passes over an op's traffic
   // A CPU target's framework build: code compiled for an older vector set than the CPU has runs
   // at that set's peak (CpuSpec::Fp32FlopPerCycle); memory-bound ops are unchanged.
   VectorIsa isa = VectorIsa::kNative;
@@ -123,7 +123,7 @@ struct MachineSettings {
     if (!c) return;
     kernel_scale = c->kernel_scale;
     per_step_overhead = c->per_step_overhead;
-    per_gb_moved = c->per_gb_moved;
+    memory_passes = c->memory_passes;
     if (!per_op_overhead) per_op_overhead = c->per_op_overhead;
   }
 };
@@ -142,9 +142,10 @@ struct MachinePrediction {
   // CPU: fp32 FLOPs per cycle per core the framework build reaches, and the CPU's (equal unless
   // MachineSettings::isa is an older set).
   double flop_per_cycle = 0, native_flop_per_cycle = 0;
-  Seconds compute_step;     // the ops on one device (with per-op overhead)
-  Seconds per_op_overhead;  // the one used (the reference's dispatch, or the setting)
-  Seconds allreduce;        // gradient all-reduce, and what the backward pass does not hide
+  Seconds compute_step;      // the ops on one device (with per-op overhead)
+  Seconds per_op_overhead;   // the one used (the reference's dispatch, or the setting)
+  BytesPerSecond bandwidth;  // CPU: the memory bandwidth of the cores used (memory passes' rate)
+  Seconds allreduce;         // gradient all-reduce, and what the backward pass does not hide
   Seconds exposed_allreduce;
   Seconds input_step;     // host input preparation and host-to-device copy per step
   TrainingMemory memory;  // per device

@@ -51,6 +51,11 @@ StepSum Sum(const StepOps& ops, const OpTimeSource& times, const EpochOptions& o
 
 }  // namespace
 
+Seconds PerGbMoved(double memory_passes, BytesPerSecond bandwidth) {
+  if (memory_passes <= 0 || bandwidth.value() <= 0) return Seconds();
+  return Seconds::FromSeconds(memory_passes * 1e9 / bandwidth.value());
+}
+
 EpochPrediction PredictEpoch(const StepOps& train, const StepOps& eval, int64_t batch,
                              const OpTimeSource& times, const EpochOptions& options) {
   EpochPrediction p;

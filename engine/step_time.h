@@ -74,6 +74,10 @@ struct EpochPrediction {
   std::vector<OpSignature> missing;  // signatures with no measurement
 };
 
+// A calibration's memory passes as a cost per GB an op moves at `bandwidth`: passes x 1 GB /
+// bandwidth (0 where either is not positive).
+Seconds PerGbMoved(double memory_passes, BytesPerSecond bandwidth);
+
 // Steps per epoch are ceil(samples / batch), the last one timed as a full batch.
 EpochPrediction PredictEpoch(const StepOps& train, const StepOps& eval, int64_t batch,
                              const OpTimeSource& times, const EpochOptions& options);

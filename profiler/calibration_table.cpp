@@ -16,15 +16,15 @@ const std::vector<std::pair<std::string_view, std::string_view>>& ShippedCalibra
 namespace epochcost::profiler {
 namespace {
 
-// models_worse and per_gb_moved_ms may be missing (files written before they existed).
+// models_worse and memory_passes may be missing (files written before they existed).
 // clang-format off
 constexpr const char* kColumns[] = {
     "framework", "device_kind", "kernel_scale", "per_op_overhead_us", "per_step_overhead_ms",
     "runs", "folds", "mape_before", "mape_after", "fitted_at", "origin", "models",
-    "model_mape_before", "model_mape_after", "models_worse", "per_gb_moved_ms"};
+    "model_mape_before", "model_mape_after", "models_worse", "memory_passes"};
 // clang-format on
 bool Optional(const std::string& column) {
-  return column == "models_worse" || column == "per_gb_moved_ms";
+  return column == "models_worse" || column == "memory_passes";
 }
 
 std::string G6(double v) {
@@ -80,10 +80,10 @@ Result<StoredCalibration> ReadRow(const CsvTable& t, const CsvRecord& r) {
   c.kernel_scale = scale;
   c.per_op_overhead = Seconds::FromMicroseconds(op_us);
   c.per_step_overhead = Seconds::FromMilliseconds(step_ms);
-  if (t.Column("per_gb_moved_ms").ok()) {
-    Result<double> gb_ms = NumberAtLeast(field("per_gb_moved_ms"), "per_gb_moved_ms", 0);
-    if (!gb_ms.ok()) return gb_ms.status();
-    c.per_gb_moved = Seconds::FromMilliseconds(*gb_ms);
+  if (t.Column("memory_passes").ok()) {
+    Result<double> passes = NumberAtLeast(field("memory_passes"), "memory_passes", 0);
+    if (!passes.ok()) return passes.status();
+    c.memory_passes = *passes;
   }
   c.runs = static_cast<int>(runs);
   c.folds = static_cast<int>(folds);
@@ -126,7 +126,7 @@ std::string CalibrationsCsv(const std::vector<StoredCalibration>& cs) {
         << "," << c.fitted_at << "," << Quoted(c.origin) << "," << Quoted(c.models) << ","
         << (c.model_mape_before ? G6(*c.model_mape_before) : "") << ","
         << (c.model_mape_after ? G6(*c.model_mape_after) : "") << "," << Quoted(c.models_worse)
-        << "," << G6(c.per_gb_moved.seconds() * 1e3) << "\n";
+        << "," << G6(c.memory_passes) << "\n";
   return out.str();
 }
 

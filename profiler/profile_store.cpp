@@ -44,7 +44,7 @@ CREATE TABLE IF NOT EXISTS calibrations(
   per_op_overhead_s REAL NOT NULL, runs INTEGER NOT NULL, folds INTEGER NOT NULL,
   mape_before REAL NOT NULL, mape_after REAL NOT NULL, fitted_at TEXT NOT NULL,
   origin TEXT NOT NULL, per_step_overhead_s REAL NOT NULL DEFAULT 0,
-  per_gb_moved_s REAL NOT NULL DEFAULT 0, PRIMARY KEY(framework, device_kind));
+  memory_passes REAL NOT NULL DEFAULT 0, PRIMARY KEY(framework, device_kind));
 )sql";
 
 constexpr int kFormatVersion = 1;
@@ -164,9 +164,9 @@ Result<std::unique_ptr<ProfileStore>> ProfileStore::Open(const std::string& path
   std::unique_ptr<ProfileStore> store(new ProfileStore(std::move(*db)));
   EPOCHCOST_RETURN_IF_ERROR(store->db_->Exec(kSchema));
   // Stores made before measurements kept their mean read their rows as "no mean"; calibrations
-  // stored before the per-step overhead or the cost per GB moved were fitted read them as 0.
+  // stored before the per-step overhead or the memory passes were fitted read them as 0.
   EPOCHCOST_RETURN_IF_ERROR(AddColumnIfMissing(*store->db_, "measurements", "mean_s", "REAL"));
-  for (const char* column : {"per_step_overhead_s", "per_gb_moved_s"})
+  for (const char* column : {"per_step_overhead_s", "memory_passes"})
     EPOCHCOST_RETURN_IF_ERROR(
         AddColumnIfMissing(*store->db_, "calibrations", column, "REAL NOT NULL DEFAULT 0"));
   // Shipped profiles are (re)loaded whenever their content differs from what was last loaded, so
@@ -365,14 +365,14 @@ Status ProfileStore::PutCalibrations(const std::vector<StoredCalibration>& cs) {
   Result<Statement> q = db_->Prepare(
       "INSERT OR REPLACE INTO calibrations(framework, device_kind, kernel_scale, "
       "per_op_overhead_s, runs, folds, mape_before, mape_after, fitted_at, origin, "
-      "per_step_overhead_s, per_gb_moved_s) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
+      "per_step_overhead_s, memory_passes) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
       "?12)");
   if (!q.ok()) return q.status();
   for (const StoredCalibration& c : cs) {
     q->Bind(1, c.framework).Bind(2, c.device_kind).Bind(3, c.kernel_scale);
     q->Bind(4, c.per_op_overhead.seconds()).Bind(5, int64_t{c.runs}).Bind(6, int64_t{c.folds});
     q->Bind(7, c.mape_before).Bind(8, c.mape_after).Bind(9, c.fitted_at).Bind(10, c.origin);
-    q->Bind(11, c.per_step_overhead.seconds()).Bind(12, c.per_gb_moved.seconds());
+    q->Bind(11, c.per_step_overhead.seconds()).Bind(12, c.memory_passes);
     EPOCHCOST_RETURN_IF_ERROR(q->Run());
   }
   return (*tx)->Commit();
@@ -381,7 +381,7 @@ Status ProfileStore::PutCalibrations(const std::vector<StoredCalibration>& cs) {
 Result<std::vector<StoredCalibration>> ProfileStore::Calibrations() const {
   Result<Statement> q = db_->Prepare(
       "SELECT framework, device_kind, kernel_scale, per_op_overhead_s, runs, folds, mape_before, "
-      "mape_after, fitted_at, origin, per_step_overhead_s, per_gb_moved_s FROM calibrations "
+      "mape_after, fitted_at, origin, per_step_overhead_s, memory_passes FROM calibrations "
       "ORDER BY framework, device_kind");
   if (!q.ok()) return q.status();
   std::vector<StoredCalibration> out;
@@ -392,7 +392,7 @@ Result<std::vector<StoredCalibration>> ProfileStore::Calibrations() const {
     out.push_back({q->Text(0), q->Text(1), q->Double(2), Seconds::FromSeconds(q->Double(3)),
                    static_cast<int>(q->Int(4)), static_cast<int>(q->Int(5)), q->Double(6),
                    q->Double(7), q->Text(8), q->Text(9), Seconds::FromSeconds(q->Double(10)),
-                   Seconds::FromSeconds(q->Double(11))});
+                   q->Double(11)});
   }
   Result<std::vector<StoredCalibration>> shipped = ShippedCalibrations();
   if (!shipped.ok()) return shipped.status();

@@ -50,7 +50,7 @@ struct StoredCalibration {
   std::string fitted_at;                   // YYYY-MM-DD
   std::string origin;                      // the run logs it was fitted to
   Seconds per_step_overhead;               // 0 where the fit left it out
-  Seconds per_gb_moved;                    // 0 where the fit left it out
+  double memory_passes = 0;                // 0 where the fit left them out
   bool shipped = false;  // from data/calibrations, not fitted by this store's user
   // Shipped ones: the models of the runs it was fitted to (space-separated), and its held-out
   // MAPE with one model per fold (does it carry to a model it has not seen?); unset elsewhere.
@@ -77,7 +77,7 @@ struct StoredCalibration {
       const std::string& list);
 
   KernelCorrection correction() const {
-    return {kernel_scale, per_op_overhead, per_step_overhead, per_gb_moved};
+    return {kernel_scale, per_op_overhead, per_step_overhead, memory_passes};
   }
 
  private:

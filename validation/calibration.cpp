@@ -16,14 +16,15 @@ constexpr int kInnerFolds = 5;  // FitCorrection's choice of parameters
 struct Free {
   bool scale = true;
   bool per_step = false;
-  bool per_gb = false;  // without overlap only
+  bool memory = false;  // memory passes, without overlap only
 };
 
-Seconds StepTime(const std::vector<OpCost>& ops, bool overlaps, const Correction& c) {
+Seconds StepTime(const std::vector<OpCost>& ops, const PredictionTerms& t, const Correction& c) {
+  const Seconds per_gb = PerGbMoved(c.memory_passes, t.bandwidth);
   Seconds s;
   for (const OpCost& op : ops) {
-    const Seconds k = op.kernel * c.kernel_scale + c.per_gb_moved * (op.bytes.value() * 1e-9);
-    s += (overlaps ? std::max(k, c.per_op_overhead) : k + c.per_op_overhead) * op.count;
+    const Seconds k = op.kernel * c.kernel_scale + per_gb * (op.bytes.value() * 1e-9);
+    s += (t.overlaps ? std::max(k, c.per_op_overhead) : k + c.per_op_overhead) * op.count;
   }
   return s;
 }
@@ -38,11 +39,11 @@ double SquaredRelativeError(const std::vector<const CalibrationSample*>& samples
   return sum;
 }
 
-// Without overlap: epoch = scale * A + overhead * B + per_step * N + per_gb * G + C per sample
-// (A: kernel seconds, B: op calls, N: training steps, G: GB the ops move, C: the rest), linear in
-// the four parameters. Each subset of the free ones is solved with the others at their neutral
-// values (scale 1, the rest 0); the valid solution (scale > 0, the rest >= 0) with the least
-// error wins.
+// Without overlap: epoch = scale * A + overhead * B + per_step * N + passes * G + C per sample
+// (A: kernel seconds, B: op calls, N: training steps, G: the seconds the ops' memory traffic takes
+// at the step's bandwidth, C: the rest), linear in the four parameters. Each subset of the free
+// ones is solved with the others at their neutral values (scale 1, the rest 0); the valid solution
+// (scale > 0, the rest >= 0) with the least error wins.
 Correction FitLinear(const std::vector<const CalibrationSample*>& samples, Free free_params) {
   const Eigen::Index n = static_cast<Eigen::Index>(samples.size());
   Eigen::MatrixXd x(n, 4);
@@ -51,11 +52,12 @@ Correction FitLinear(const std::vector<const CalibrationSample*>& samples, Free 
     const CalibrationSample& s = *samples[i];
     const PredictionTerms& t = s.terms;
     double a = 0, b = 0, g = 0;
+    const double per_byte = t.bandwidth.value() > 0 ? 1 / t.bandwidth.value() : 0;
     auto add = [&](const std::vector<OpCost>& ops, double steps) {
       for (const OpCost& op : ops) {
         a += steps * op.count * op.kernel.seconds();
         b += steps * op.count;
-        g += steps * op.count * op.bytes.value() * 1e-9;
+        g += steps * op.count * op.bytes.value() * per_byte;
       }
     };
     add(t.train, t.steps);
@@ -69,9 +71,9 @@ Correction FitLinear(const std::vector<const CalibrationSample*>& samples, Free 
   }
   Correction best;  // nothing free: scale 1, no overheads
   double best_err = SquaredRelativeError(samples, best);
-  for (int free = 1; free < 16; ++free) {  // bits: scale, per-op, per-step, per-GB
+  for (int free = 1; free < 16; ++free) {  // bits: scale, per-op, per-step, memory passes
     if (((free & 1) && !free_params.scale) || ((free & 4) && !free_params.per_step) ||
-        ((free & 8) && !free_params.per_gb))
+        ((free & 8) && !free_params.memory))
       continue;
     std::vector<Eigen::Index> cols;
     for (Eigen::Index k = 0; k < 4; ++k)
@@ -83,8 +85,7 @@ Correction FitLinear(const std::vector<const CalibrationSample*>& samples, Free 
     double p[4] = {1, 0, 0, 0};
     for (size_t k = 0; k < cols.size(); ++k) p[cols[k]] = v(static_cast<Eigen::Index>(k));
     if (!(p[0] > 0 && p[1] >= 0 && p[2] >= 0 && p[3] >= 0)) continue;
-    const Correction c{p[0], Seconds::FromSeconds(p[1]), Seconds::FromSeconds(p[2]),
-                       Seconds::FromSeconds(p[3])};
+    const Correction c{p[0], Seconds::FromSeconds(p[1]), Seconds::FromSeconds(p[2]), p[3]};
     if (double e = SquaredRelativeError(samples, c); e < best_err) {
       best_err = e;
       best = c;
@@ -196,8 +197,8 @@ double HeldOutError(const std::vector<const CalibrationSample*>& samples, int fo
 }  // namespace
 
 Seconds EpochTime(const PredictionTerms& t, const Correction& c) {
-  return (StepTime(t.train, t.overlaps, c) + t.extra_per_step + c.per_step_overhead) * t.steps +
-         StepTime(t.eval, t.overlaps, c) * t.eval_steps;
+  return (StepTime(t.train, t, c) + t.extra_per_step + c.per_step_overhead) * t.steps +
+         StepTime(t.eval, t, c) * t.eval_steps;
 }
 
 Seconds Uncalibrated(const PredictionTerms& t) {
@@ -214,9 +215,9 @@ Result<Correction> FitCorrection(const std::vector<const CalibrationSample*>& sa
       return Status::InvalidArgument("CPU and GPU runs cannot share one calibration");
   // The per-op overhead is always fitted, and the kernel scale on CPUs. The per-step overhead is
   // fitted where it predicts these samples' held-out folds better than without it (at least 4
-  // samples, so that each inner fold keeps 3 to fit); so is the cost per GB moved on CPUs (on a
-  // GPU the host's dispatch hides what a kernel's memory costs), and the kernel scale on GPUs,
-  // where an op costs max(kernel, overhead) and a scale below 1 with a larger overhead fits a short
+  // samples, so that each inner fold keeps 3 to fit); so are the memory passes on CPUs (on a GPU
+  // the host's dispatch hides what a kernel's memory costs), and the kernel scale on GPUs, where an
+  // op costs max(kernel, overhead) and a scale below 1 with a larger overhead fits a short
   // run as well as the overhead alone (PyTorch on the H100 and H200: fitted free, the scale went to
   // 0.67 and held out 32.7% against 31.9% uncalibrated; chosen so, 1 and 26.1%). On CPUs the
   // terms add and the scale is told apart; chosen so there, the calibration carried worse to

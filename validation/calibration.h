@@ -9,11 +9,11 @@
 //   per_step_overhead the framework's fixed cost per training step (optimizer and training loop
 //                    in Python, callbacks, fresh buffers), added to each training step; fitted
 //                    only where the runs' inner cross-validation says it predicts better;
-//   per_gb_moved     a cost per GB of each op's memory traffic (OpSignature::bytes), added to the
-//                    op's kernel time: memory the profiler's repeated calls find warm and a
-//                    framework's step does not (fresh outputs faulted in, data gone from the
-//                    caches between ops); CPUs only, fitted where the inner cross-validation
-//                    says it predicts better.
+//   memory_passes    extra passes over each op's memory traffic (OpSignature::bytes) at the
+//                    step's memory bandwidth, added to the op's kernel time: memory the
+//                    profiler's repeated calls find warm and a framework's step does not (fresh
+//                    outputs faulted in, data gone from the caches between ops); CPUs only,
+//                    fitted where the inner cross-validation says it predicts better.
 // A run's prediction is kept as the terms these act on (PredictionTerms), so a fit evaluates
 // thousands of candidate corrections without predicting again. Judged by K-fold cross-validation:
 // each fold's runs are predicted with the correction fitted on the other folds.
@@ -36,9 +36,11 @@ struct OpCost {
 struct PredictionTerms {
   std::vector<OpCost> train, eval;
   double steps = 0, eval_steps = 0;
-  Seconds extra_per_step;  // what is not per-op: host input, exposed all-reduce
-  bool overlaps = false;   // GPU: an op costs max(kernel, overhead), else kernel + overhead
-  Seconds overhead;        // the uncalibrated per-op overhead
+  Seconds extra_per_step;    // what is not per-op: host input, exposed all-reduce
+  bool overlaps = false;     // GPU: an op costs max(kernel, overhead), else kernel + overhead
+  Seconds overhead;          // the uncalibrated per-op overhead
+  BytesPerSecond bandwidth;  // CPU: the memory bandwidth of the cores used (0: unknown, no
+                             // memory passes)
 };
 
 using Correction = KernelCorrection;
@@ -56,7 +58,7 @@ struct CalibrationSample {
 // linear in its parameters and solved exactly (Eigen; parameters held at 1 or 0 when the free
 // solution leaves the valid range); with overlap it is piecewise linear in (scale, per-op
 // overhead), found on a log grid refined twice, with the per-step overhead solved exactly at
-// each point. The per-step overhead, and without overlap the cost per GB moved, are fitted when
+// each point. The per-step overhead, and without overlap the memory passes, are fitted when
 // an inner 5-fold cross-validation over the samples predicts them better with them than without
 // (needs 4 samples); else they stay 0. With overlap the kernel scale is chosen the same way (else
 // it stays 1): a scale below 1 with a larger overhead fits short runs as well as the overhead

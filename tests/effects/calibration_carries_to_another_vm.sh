@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # A PyTorch calibration carries to a CPU it was not fitted on. The 1-thread rows of the harness
 # logs of the first two development VMs (@dev-cpu-pytorch: AVX-512; @dev-cpu-pytorch-avx2: AVX2
-# only) are calibrated (kernel scale, per-op and per-step overhead, cost per GB moved;
+# only) are calibrated (kernel scale, per-op and per-step overhead, memory passes;
 # docs/calibration.md), then
 # the 1-thread rows of a third VM's log (@dev-cpu-pytorch-zen4: Zen 4, its own shipped profile,
 # measured a day later) are predicted with that calibration. docs/accuracy.md gives every figure:
@@ -31,13 +31,14 @@
 # -11.3%, imdb_fasttext -15.9%, whose rounds took 6.00, 4.95 and 6.20 s an epoch), the first log
 # this calibration predicts worse than 10%.
 #
-# Since the calibration has a cost per GB moved (2026-11-26, seventeenth session; fitted here at
-# 32.9 ms per GB with kernel scale 0.959, 4.39 us per op and no per-step cost) the seven logs read
-# 6.2%, 2.1%, 4.4%, 7.2%, 9.8%, 6.0% and 5.7% calibrated (mean 5.9%; before it 8.0%, 6.8%, 4.0%,
-# 8.9%, 7.9%, 8.7% and 11.9%, mean 8.0%).
+# Since the calibration has memory passes (2026-11-26, seventeenth session: extra passes over each
+# op's memory traffic at the step's memory bandwidth; fitted here at 0.536 with kernel scale
+# 0.927, 5.12 us per op and 0.41 ms per step) the seven logs read 4.3%, 3.9%, 2.8%, 4.1%, 5.8%,
+# 4.6% and 6.9% calibrated (mean 4.6%; before them 8.0%, 6.8%, 4.0%, 8.9%, 7.9%, 8.7% and 11.9%,
+# mean 8.0%).
 #
 # Asserted: each log's calibrated MAPE on its six 1-thread runs is below its uncalibrated one, at
-# most 10% (the fifth's 9.8%), and the seven logs' mean at most 6.5% (5.9%). The logs are fixed
+# most 7.5% (the seventh's 6.9%), and the seven logs' mean at most 5% (4.6%). The logs are fixed
 # data, so this guards the fit and the prediction, not timing.
 # Usage: calibration_carries_to_another_vm.sh EPOCHCOST
 source "$(dirname "$0")/lib/setup.sh"
@@ -59,11 +60,11 @@ for log in zen4 zen4-rerun zen4-third zen4-fourth zen4-fifth zen4-sixth zen4-sev
   before=$("$bin" validate "$dir/$log.csv" | mape)
   after=$("$bin" validate "$dir/$log.csv" --calibrated | mape)
   echo "$log, 1 thread: MAPE ${before}% uncalibrated, ${after}% calibrated on the other two VMs"
-  awk -v b="$before" -v a="$after" 'BEGIN { exit !(a <= 10 && a < b) }' ||
-    { echo "$log: calibrated MAPE should be at most 10% and below the uncalibrated" >&2; exit 1; }
+  awk -v b="$before" -v a="$after" 'BEGIN { exit !(a <= 7.5 && a < b) }' ||
+    { echo "$log: calibrated MAPE should be at most 7.5% and below the uncalibrated" >&2; exit 1; }
   sum=$(awk -v s="$sum" -v a="$after" 'BEGIN { print s + a }')
 done
 mean=$(awk -v s="$sum" 'BEGIN { printf "%.1f", s / 7 }')
 echo "mean over the seven logs: ${mean}% calibrated"
-awk -v m="$mean" 'BEGIN { exit !(m <= 6.5) }' ||
-  { echo "the seven logs' mean calibrated MAPE should be at most 6.5%" >&2; exit 1; }
+awk -v m="$mean" 'BEGIN { exit !(m <= 5) }' ||
+  { echo "the seven logs' mean calibrated MAPE should be at most 5%" >&2; exit 1; }

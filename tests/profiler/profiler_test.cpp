@@ -576,7 +576,7 @@ TEST(CalibrationTable, WritesAndReadsBack) {
                             .fitted_at = "2026-11-25",
                             .origin = "@published-runs \"my runs\".csv",
                             .per_step_overhead = Seconds::FromMilliseconds(3.16155),
-                            .per_gb_moved = Seconds::FromMilliseconds(23.45),
+                            .memory_passes = 0.5433,
                             .models = "mnist_cnn mnist_mlp",
                             .model_mape_before = 72.8,
                             .model_mape_after = 55.4,
@@ -585,10 +585,10 @@ TEST(CalibrationTable, WritesAndReadsBack) {
   EXPECT_EQ(csv,
             "framework,device_kind,kernel_scale,per_op_overhead_us,per_step_overhead_ms,runs,folds,"
             "mape_before,mape_after,fitted_at,origin,models,model_mape_before,model_mape_after,"
-            "models_worse,per_gb_moved_ms\n"
+            "models_worse,memory_passes\n"
             "keras+tensorflow,gpu,3.35274,23.7044,3.16155,7,5,72.7936,52.6697,2026-11-25,"
             "\"@published-runs \"\"my runs\"\".csv\",\"mnist_cnn mnist_mlp\",72.8,55.4,"
-            "\"mnist_mlp=71/182\",23.45\n");
+            "\"mnist_mlp=71/182\",0.5433\n");
   Result<std::vector<StoredCalibration>> back = ParseCalibrationsCsv(csv, "t.csv");
   ASSERT_TRUE(back.ok()) << back.status().message();
   ASSERT_EQ(back->size(), 1u);
@@ -596,7 +596,7 @@ TEST(CalibrationTable, WritesAndReadsBack) {
   EXPECT_DOUBLE_EQ((*back)[0].kernel_scale, 3.35274);
   EXPECT_NEAR((*back)[0].per_op_overhead.seconds(), 23.7044e-6, 1e-15);
   EXPECT_NEAR((*back)[0].per_step_overhead.seconds(), 3.16155e-3, 1e-15);
-  EXPECT_NEAR((*back)[0].per_gb_moved.seconds(), 23.45e-3, 1e-15);
+  EXPECT_DOUBLE_EQ((*back)[0].memory_passes, 0.5433);
   EXPECT_EQ((*back)[0].runs, 7);
   EXPECT_EQ((*back)[0].origin, c.origin);
   EXPECT_EQ((*back)[0].models_worse, c.models_worse);
@@ -639,29 +639,29 @@ TEST(CalibrationTable, BadRowsAreErrorsNamingLineAndField) {
   EXPECT_EQ(worse_error("m"), "c.csv:2: models_worse: 'm' is not MODEL=BEFORE/AFTER");
   EXPECT_EQ(worse_error("x=1/2"), "c.csv:2: models_worse: x is not among its models");
   EXPECT_EQ(worse_error("m=1/lots"), "c.csv:2: models_worse 'lots' is not a number");
-  // A file from before the per_gb_moved_ms column reads as none; one with it is checked.
+  // A file from before the memory_passes column reads as none; one with it is checked.
   Result<std::vector<StoredCalibration>> no_gb =
       ParseCalibrationsCsv(head + "pytorch,cpu,1,0,0,5,5,10,5,2026-11-25,x,m,,\n", "c.csv");
   ASSERT_TRUE(no_gb.ok());
-  EXPECT_EQ((*no_gb)[0].per_gb_moved.seconds(), 0);
+  EXPECT_EQ((*no_gb)[0].memory_passes, 0);
   auto gb_error = [&](const std::string& gb) {
     Result<std::vector<StoredCalibration>> r =
-        ParseCalibrationsCsv(with_worse.substr(0, with_worse.size() - 1) + ",per_gb_moved_ms\n" +
+        ParseCalibrationsCsv(with_worse.substr(0, with_worse.size() - 1) + ",memory_passes\n" +
                                  "pytorch,cpu,1,0,0,5,5,10,5,2026-11-25,x,m,,,," + gb + "\n",
                              "c.csv");
     return r.ok() ? std::string("ok") : r.status().message();
   };
-  EXPECT_EQ(gb_error("23.5"), "ok");
-  EXPECT_EQ(gb_error("-1"), "c.csv:2: per_gb_moved_ms -1 is not at least 0");
-  EXPECT_EQ(gb_error(""), "c.csv:2: per_gb_moved_ms '' is not a number");
+  EXPECT_EQ(gb_error("0.54"), "ok");
+  EXPECT_EQ(gb_error("-1"), "c.csv:2: memory_passes -1 is not at least 0");
+  EXPECT_EQ(gb_error(""), "c.csv:2: memory_passes '' is not a number");
   Result<std::vector<StoredCalibration>> no_origin =
       ParseCalibrationsCsv("framework,device_kind\npytorch,cpu\n", "c.csv");
   ASSERT_FALSE(no_origin.ok());
   EXPECT_NE(no_origin.status().message().find("c.csv"), std::string::npos);
 }
 
-// Regression: a store written before calibrations had a per-step overhead (or a cost per GB
-// moved) gains the columns on open, and its calibrations read with none.
+// Regression: a store written before calibrations had a per-step overhead (or memory passes)
+// gains the columns on open, and its calibrations read with none.
 TEST_F(ProfileStoreTest, CalibrationsFromBeforeThePerStepOverheadReadAsZero) {
   {
     Result<std::unique_ptr<catalog::Database>> db = catalog::Database::Open(path_);
@@ -682,16 +682,16 @@ TEST_F(ProfileStoreTest, CalibrationsFromBeforeThePerStepOverheadReadAsZero) {
   ASSERT_TRUE(got.ok());
   EXPECT_DOUBLE_EQ(got->kernel_scale, 1.25);
   EXPECT_DOUBLE_EQ(got->per_step_overhead.seconds(), 0);
-  EXPECT_DOUBLE_EQ(got->per_gb_moved.seconds(), 0);
+  EXPECT_DOUBLE_EQ(got->memory_passes, 0);
   // The new columns are written and read back.
   StoredCalibration c = *got;
   c.per_step_overhead = Seconds::FromMilliseconds(1.5);
-  c.per_gb_moved = Seconds::FromMilliseconds(23.45);
+  c.memory_passes = 0.5433;
   ASSERT_TRUE((*store)->PutCalibrations({c}).ok());
   got = (*store)->FindCalibration("pytorch", "cpu");
   ASSERT_TRUE(got.ok());
   EXPECT_DOUBLE_EQ(got->per_step_overhead.seconds(), 1.5e-3);
-  EXPECT_DOUBLE_EQ(got->per_gb_moved.seconds(), 23.45e-3);
+  EXPECT_DOUBLE_EQ(got->memory_passes, 0.5433);
 }
 
 // A fixed table of op times, for exact step and epoch arithmetic.
@@ -734,7 +734,8 @@ TEST(PredictEpochTest, SumsCountsTimesAndOverheadPerStep) {
                                          .samples = 60000});
   EXPECT_NEAR(scaled.step.seconds(), calls * 3.610e-3, 1e-12);
   EXPECT_NEAR(scaled.step_p90.seconds(), calls * 6.010e-3, 1e-12);
-  // A cost per GB moved adds each op's bytes (OpSignature::bytes) at that rate, to every call.
+  // A cost per GB moved (a calibration's memory passes at the step's bandwidth) adds each op's
+  // bytes (OpSignature::bytes) at that rate, to every call.
   double gb = 0;
   for (const StepOp& op : train->ops) gb += op.count * op.signature.bytes().value() * 1e-9;
   EpochPrediction moved = PredictEpoch(*train, *eval, 128, FakeTimes(),

@@ -215,6 +215,7 @@ PredictionTerms Terms(bool overlaps) {
   t.extra_per_step = Seconds::FromMicroseconds(20);
   t.overlaps = overlaps;
   t.overhead = Seconds::FromMicroseconds(1);
+  t.bandwidth = BytesPerSecond::FromGBps(10);
   return t;
 }
 
@@ -230,10 +231,10 @@ TEST(CalibrationTest, EpochTimeByHand) {
   const Correction with_step{2, Seconds::FromMicroseconds(10), Seconds::FromMicroseconds(300)};
   EXPECT_NEAR(EpochTime(Terms(false), with_step).seconds(), 100 * 940e-6 + 10 * 110e-6, 1e-12);
   EXPECT_NEAR(EpochTime(Terms(true), with_step).seconds(), 100 * 820e-6 + 10 * 100e-6, 1e-12);
-  // 25 ms per GB moved adds 100 us to each call of the 4 MB op, 2.5 us to the 100 KB one and
-  // 50 us to the 2 MB validation op: CPU step 640 + 2(100) + 10(2.5) = 865 us, eval 160 us.
-  const Correction with_gb{2, Seconds::FromMicroseconds(10), Seconds(),
-                           Seconds::FromMilliseconds(25)};
+  // 0.25 memory passes at 10 GB/s, 25 ms per GB: 100 us more for each call of the 4 MB op, 2.5 us
+  // for the 100 KB one, 50 us for the 2 MB validation op: CPU step 640 + 2(100) + 10(2.5) = 865
+  // us, eval 160 us.
+  const Correction with_gb{2, Seconds::FromMicroseconds(10), Seconds(), 0.25};
   EXPECT_NEAR(EpochTime(Terms(false), with_gb).seconds(), 100 * 865e-6 + 10 * 160e-6, 1e-12);
 }
 
@@ -295,11 +296,10 @@ TEST(CalibrationTest, LinearFitRecoversAPerStepOverhead) {
   EXPECT_NEAR(c->per_step_overhead.seconds(), 400e-6, 1e-12);
 }
 
-// Runs that need a cost per GB moved (no per-step overhead): the inner cross-validation keeps it
-// and the fit recovers it exactly.
-TEST(CalibrationTest, LinearFitRecoversACostPerGbMoved) {
-  const Correction truth{1.2, Seconds::FromMicroseconds(6), Seconds(),
-                         Seconds::FromMilliseconds(30)};
+// Runs that need memory passes (no per-step overhead): the inner cross-validation keeps them and
+// the fit recovers them exactly.
+TEST(CalibrationTest, LinearFitRecoversMemoryPasses) {
+  const Correction truth{1.2, Seconds::FromMicroseconds(6), Seconds(), 0.3};
   std::vector<CalibrationSample> samples = Exact(false, truth);
   const std::vector<const CalibrationSample*> ptrs = Pointers(samples);
   Result<Correction> c = FitCorrection(ptrs);
@@ -307,7 +307,7 @@ TEST(CalibrationTest, LinearFitRecoversACostPerGbMoved) {
   EXPECT_NEAR(c->kernel_scale, 1.2, 1e-9);
   EXPECT_NEAR(c->per_op_overhead.seconds(), 6e-6, 1e-12);
   EXPECT_NEAR(c->per_step_overhead.seconds(), 0, 1e-12);
-  EXPECT_NEAR(c->per_gb_moved.seconds(), 30e-3, 1e-9);
+  EXPECT_NEAR(c->memory_passes, 0.3, 1e-7);
 }
 
 TEST(CalibrationTest, GridFitSolvesThePerStepOverhead) {

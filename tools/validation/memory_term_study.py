@@ -1,17 +1,19 @@
 #!/usr/bin/env python3
 """Which memory term should a CPU calibration have? A study, not a tool the product uses
-(docs/calibration.md, "A cost per GB moved, measured").
+(docs/calibration.md, "Memory passes, measured").
 
 For every run of the shipped PyTorch CPU logs (data/validation/dev-cpu-*.csv) it asks
 `epochcost predict --json` for the step's kernel seconds K, op count N and the bytes its ops move
 G (each op's `bytes`, OpSignature::bytes), then fits, by least squares on relative errors as
 `epochcost calibrate` does (without its bounds and its inner choice of terms), the step time
   A:    s*K + o*N + p                 (the form before the seventeenth session)
-  F:    s*K + o*N + m*G               (the shipped form: a cost per GB moved)
+  F:    s*K + o*N + m*G               (a cost per GB moved)
   E:    s*K + o*N + p + m*G
   Fbw1: s*K + o*N + f*G/BW1           (f: passes over the traffic at the device's 1-thread triad
                                        bandwidth, BW1, from its shipped profile)
-  Fbw:  s*K + o*N + f*G/BWT           (the same at the run's own thread count's bandwidth)
+  Fbw:  s*K + o*N + f*G/BWT           (the same at the run's own thread count's bandwidth: the
+                                       memory passes `epochcost calibrate` fits)
+  Ebw:  s*K + o*N + p + f*G/BWT
 and prints the held-out MAPE (5 folds by run index, one log held out, one model held out),
 overall and per thread count, then the 1-thread carry of effect.calibration_carries_to_another_vm
 (fitted on the first two VMs' 1-thread runs, each Zen 4 log's 1-thread runs predicted). Needs
@@ -31,7 +33,7 @@ import numpy as np
 PROFILE_OF_LOG = {"zen4": "dev-cpu-amd-epyc-zen4", "avx2": "dev-cpu-amd-epyc-avx2",
                   "": "dev-cpu-amd-epyc"}
 FORMS = {"A": ["K", "N", "1"], "F": ["K", "N", "G"], "E": ["K", "N", "1", "G"],
-         "Fbw1": ["K", "N", "G/BW1"], "Fbw": ["K", "N", "G/BWT"]}
+         "Fbw1": ["K", "N", "G/BW1"], "Fbw": ["K", "N", "G/BWT"], "Ebw": ["K", "N", "1", "G/BWT"]}
 
 
 def triad(profile):
