@@ -36,7 +36,7 @@ HEAD
       local exit_status args said
       exit_status=$(sed -n 's/^# EXIT: //p' "$c" | head -n 1)
       [ "$exit_status" != 0 ] || continue
-      args=$(sed -n 's/^# RUN: //p' "$c" | head -n 1)
+      args=$(sed -n 's/^# RUN: //p' "$c" | head -n 1 | sed 's/"\$bin"/epochcost/g')
       said=$(sed '1,3d' "$c" | sed ':a;N;$!ba;s/\n/ ⏎ /g')
       printf '| %s | %s | %s | %s |\n' "$(basename "$c" .test)" "$(cell "epochcost $args")" \
         "$exit_status" "$(cell "$said")"
