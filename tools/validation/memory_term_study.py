@@ -20,61 +20,20 @@ overall and per thread count, then the 1-thread carry of effect.calibration_carr
 numpy (Debian's python3-numpy). Usage:
   tools/validation/memory_term_study.py build/cli/epochcost
 """
-import csv
-import glob
-import json
 import os
-import subprocess
 import sys
-import tempfile
 
 import numpy as np
 
-PROFILE_OF_LOG = {"zen4": "dev-cpu-amd-epyc-zen4", "avx2": "dev-cpu-amd-epyc-avx2",
-                  "": "dev-cpu-amd-epyc"}
+from study_runs import fit, predict_rows
+
 FORMS = {"A": ["K", "N", "1"], "F": ["K", "N", "G"], "E": ["K", "N", "1", "G"],
          "Fbw1": ["K", "N", "G/BW1"], "Fbw": ["K", "N", "G/BWT"], "Ebw": ["K", "N", "1", "G/BWT"]}
 
 
-def triad(profile):
-    d = json.load(open("data/profiles/%s.json" % profile))
-    return {m["threads"]: m["value"] for m in d["microbenchmarks"]
-            if m["name"] == "triad_bytes_per_second"}
-
-
-def terms(epochcost):
-    tmp = tempfile.mkdtemp()
-    env = dict(os.environ, EPOCHCOST_PROFILES=tmp + "/p.sqlite", EPOCHCOST_CATALOG=tmp + "/c.sqlite")
-    rows = []
-    for f in sorted(glob.glob("data/validation/dev-cpu-*.csv")):
-        kind = "zen4" if "zen4" in f else "avx2" if "avx2" in f else ""
-        bw = triad(PROFILE_OF_LOG[kind])
-        for r in csv.DictReader(open(f)):
-            out = subprocess.run(
-                [epochcost, "predict", r["model"], "--on", r["target"], "--threads", r["threads"],
-                 "--batch", r["batch"], "--precision", r["precision"], "--samples", r["samples"],
-                 "--val-samples", r["val_samples"] or "0", "--optimizer", r["optimizer"],
-                 "--json"], capture_output=True, text=True, env=env, check=True).stdout
-            d = json.loads(out)
-            g = sum(o["bytes"] * o["count"] for o in d["ops"])
-            rows.append({"log": f, "model": r["model"], "T": int(r["threads"]),
-                         "steps": d["steps_per_epoch"], "1": 1.0,
-                         "K": sum(o["seconds"] * o["count"] for o in d["ops"]),
-                         "N": sum(o["count"] for o in d["ops"]), "G": g,
-                         "G/BW1": g / bw[1], "G/BWT": g / bw[int(r["threads"])],
-                         "measured": float(r["seconds_per_epoch"])})
-    return rows
-
-
 def features(r, form):
-    return np.array([r[k] for k in FORMS[form]]), r["measured"] / r["steps"]
-
-
-def fit(rows, form):
-    xs, ys = zip(*(features(r, form) for r in rows))
-    a = np.array([x / y for x, y in zip(xs, ys)])
-    beta, *_ = np.linalg.lstsq(a, np.ones(len(rows)), rcond=None)
-    return beta
+    value = {"1": 1.0, "G/BW1": r["G"] / r["BW1"], "G/BWT": r["G"] / r["BWT"]}
+    return np.array([value.get(k, r.get(k)) for k in FORMS[form]]), r["measured"] / r["steps"]
 
 
 def error(r, form, beta):
@@ -83,24 +42,27 @@ def error(r, form, beta):
 
 
 def main():
-    rows = terms(sys.argv[1])
+    rows = predict_rows(sys.argv[1])
     splits = (("5 folds", lambda i, r: i % 5), ("one log out", lambda i, r: r["log"]),
               ("one model out", lambda i, r: r["model"]))
     for form in FORMS:
         print("%s: fitted on all %d runs: %s" % (form, len(rows), " ".join(
-            "%s=%.4g" % (k, v) for k, v in zip(FORMS[form], fit(rows, form)))))
+            "%s=%.4g" % (k, v)
+            for k, v in zip(FORMS[form], fit(rows, lambda r: features(r, form))))))
         for split, key in splits:
             errors = {}
             for k in sorted(set(key(i, r) for i, r in enumerate(rows))):
-                beta = fit([r for i, r in enumerate(rows) if key(i, r) != k], form)
-                errors.update({i: error(r, form, beta) for i, r in enumerate(rows) if key(i, r) == k})
+                train = [r for i, r in enumerate(rows) if key(i, r) != k]
+                beta = fit(train, lambda r: features(r, form))
+                errors.update({i: error(r, form, beta)
+                               for i, r in enumerate(rows) if key(i, r) == k})
             by = lambda t: np.mean([e for i, e in errors.items() if rows[i]["T"] == t])
             print("  %-14s %5.1f%%  1 thread %5.1f%%  2 threads %5.1f%%" %
                   (split, np.mean(list(errors.values())), by(1), by(2)))
     first_two = ("dev-cpu-pytorch.csv", "dev-cpu-pytorch-avx2.csv")
     train = [r for r in rows if r["T"] == 1 and os.path.basename(r["log"]) in first_two]
     for form in FORMS:
-        beta = fit(train, form)
+        beta = fit(train, lambda r: features(r, form))
         per_log = []
         for log in ("zen4", "zen4-rerun", "zen4-third", "zen4-fourth", "zen4-fifth", "zen4-sixth",
                     "zen4-seventh"):

@@ -12,35 +12,11 @@ and prints the held-out MAPE (5 folds by run index, and one log held out at a ti
 per thread count. Needs numpy (Debian's python3-numpy). Usage:
   tools/validation/thread_term_study.py build/cli/epochcost
 """
-import csv
-import glob
-import json
-import os
-import subprocess
 import sys
-import tempfile
 
 import numpy as np
 
-
-def terms(epochcost):
-    tmp = tempfile.mkdtemp()
-    env = dict(os.environ, EPOCHCOST_PROFILES=tmp + "/p.sqlite", EPOCHCOST_CATALOG=tmp + "/c.sqlite")
-    rows = []
-    for f in sorted(glob.glob("data/validation/dev-cpu-*.csv")):
-        for r in csv.DictReader(open(f)):
-            out = subprocess.run(
-                [epochcost, "predict", r["model"], "--on", r["target"], "--threads", r["threads"],
-                 "--batch", r["batch"], "--precision", r["precision"], "--samples", r["samples"],
-                 "--val-samples",
-                 r["val_samples"] or "0", "--optimizer", r["optimizer"], "--json"],
-                capture_output=True, text=True, env=env, check=True).stdout
-            d = json.loads(out)
-            rows.append({"log": f, "T": int(r["threads"]), "steps": d["steps_per_epoch"],
-                         "K": sum(o["seconds"] * o["count"] for o in d["ops"]),
-                         "N": sum(o["count"] for o in d["ops"]),
-                         "measured": float(r["seconds_per_epoch"])})
-    return rows
+from study_runs import fit, predict_rows
 
 
 def features(r, form):
@@ -50,13 +26,6 @@ def features(r, form):
     return np.array(x), r["measured"] / r["steps"]
 
 
-def fit(rows, form):
-    xs, ys = zip(*(features(r, form) for r in rows))
-    a = np.array([x / y for x, y in zip(xs, ys)])
-    beta, *_ = np.linalg.lstsq(a, np.ones(len(rows)), rcond=None)
-    return beta
-
-
 def report(name, errors, rows):
     by = lambda t: np.mean([e for i, e in errors.items() if rows[i]["T"] == t])
     print("%-34s %5.1f%%  1 thread %5.1f%%  2 threads %5.1f%%" %
@@ -64,7 +33,7 @@ def report(name, errors, rows):
 
 
 def main():
-    rows = terms(sys.argv[1])
+    rows = predict_rows(sys.argv[1])
     for form in ("A", "B", "D"):
         for split, key in (("5 folds", lambda i, r: i % 5), ("one log held out", lambda i, r: r["log"])):
             errors = {}
@@ -74,7 +43,7 @@ def main():
                 if form == "D":
                     groups = [(t, [r for r in groups[0][1] if r["T"] == t]) for t in (1, 2)]
                 for t, train in groups:
-                    beta = fit(train, "A" if form == "D" else form)
+                    beta = fit(train, lambda r: features(r, "A" if form == "D" else form))
                     for i in held:
                         if t is None or rows[i]["T"] == t:
                             x, y = features(rows[i], "A" if form == "D" else form)

@@ -1,0 +1,58 @@
+"""Shared by the calibration studies (thread_term_study.py, memory_term_study.py): the terms of
+every shipped PyTorch CPU run as `epochcost predict --json` gives them, and a least-squares fit
+on relative errors as `epochcost calibrate` does (without its bounds and inner choice of terms).
+"""
+import csv
+import glob
+import json
+import os
+import subprocess
+import tempfile
+
+import numpy as np
+
+# The shipped profile of the VM each log was measured on (data/profiles, data/validation/SOURCE.md).
+PROFILE_OF_LOG = {"zen4": "dev-cpu-amd-epyc-zen4", "avx2": "dev-cpu-amd-epyc-avx2",
+                  "": "dev-cpu-amd-epyc"}
+
+
+def triad(profile):
+    """The profile's triad bandwidth (bytes/s) by thread count."""
+    d = json.load(open("data/profiles/%s.json" % profile))
+    return {m["threads"]: m["value"] for m in d["microbenchmarks"]
+            if m["name"] == "triad_bytes_per_second"}
+
+
+def predict_rows(epochcost):
+    """One row per run of data/validation/dev-cpu-*.csv: its log, model, threads T, steps per
+    epoch, the step's kernel seconds K, op calls N and bytes moved G (the ops' `bytes`), the
+    triad bandwidth of its VM at 1 thread (BW1) and at T (BWT), and the measured seconds."""
+    tmp = tempfile.mkdtemp()
+    env = dict(os.environ, EPOCHCOST_PROFILES=tmp + "/p.sqlite",
+               EPOCHCOST_CATALOG=tmp + "/c.sqlite")
+    rows = []
+    for f in sorted(glob.glob("data/validation/dev-cpu-*.csv")):
+        bw = triad(PROFILE_OF_LOG["zen4" if "zen4" in f else "avx2" if "avx2" in f else ""])
+        for r in csv.DictReader(open(f)):
+            out = subprocess.run(
+                [epochcost, "predict", r["model"], "--on", r["target"], "--threads", r["threads"],
+                 "--batch", r["batch"], "--precision", r["precision"], "--samples", r["samples"],
+                 "--val-samples", r["val_samples"] or "0", "--optimizer", r["optimizer"],
+                 "--json"], capture_output=True, text=True, env=env, check=True).stdout
+            d = json.loads(out)
+            t = int(r["threads"])
+            rows.append({"log": f, "model": r["model"], "T": t, "steps": d["steps_per_epoch"],
+                         "K": sum(o["seconds"] * o["count"] for o in d["ops"]),
+                         "N": sum(o["count"] for o in d["ops"]),
+                         "G": sum(o["bytes"] * o["count"] for o in d["ops"]),
+                         "BW1": bw[1], "BWT": bw[t],
+                         "measured": float(r["seconds_per_epoch"])})
+    return rows
+
+
+def fit(rows, features):
+    """Least squares on relative errors: features(row) gives (x, measured step seconds)."""
+    xs, ys = zip(*(features(r) for r in rows))
+    a = np.array([x / y for x, y in zip(xs, ys)])
+    beta, *_ = np.linalg.lstsq(a, np.ones(len(rows)), rcond=None)
+    return beta
