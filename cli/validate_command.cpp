@@ -510,7 +510,9 @@ void RegisterValidateCommand(CLI::App& app, CommandFn* run) {
 void RegisterCalibrateCommand(CLI::App& app, CommandFn* run) {
   auto o = std::make_shared<CalibrateOptions>();
   CLI::App* c = app.add_subcommand(
-      "calibrate", "Fit each framework's per-op overhead and kernel scale to real runs");
+      "calibrate",
+      "Fit each framework's kernel scale, per-op and per-step overhead and, on CPUs, memory passes "
+      "to real runs (docs/calibration.md)");
   AddRunInputOptions(c, &o->inputs);
   CLI::Option* folds = c->add_option("--folds", o->folds, "Cross-validation folds (default 5)");
   c->add_option("--leave-out", o->leave_out,
