@@ -18,6 +18,7 @@ struct StepSum {
 StepSum Sum(const StepOps& ops, const OpTimeSource& times, const EpochOptions& o,
             std::vector<OpTiming>* rows, std::vector<OpSignature>* missing,
             std::set<std::string>* seen_missing) {
+  const CallCost call{o.kernel_scale, o.per_gb_moved, o.per_op_overhead, o.dispatch_overlaps};
   StepSum sum;
   bool first = true;
   for (const StepOp& op : ops.ops) {
@@ -26,17 +27,11 @@ StepSum Sum(const StepOps& ops, const OpTimeSource& times, const EpochOptions& o
       if (seen_missing->insert(op.signature.ToString()).second) missing->push_back(op.signature);
       continue;
     }
-    // A GPU runs its kernels while the host queues the next ones: an op costs the longer of
-    // the two. A CPU does the dispatch and the work one after the other.
     const double gb = o.per_gb_moved.seconds() > 0 ? op.signature.bytes().value() * 1e-9 : 0;
-    auto with_overhead = [&](Seconds measured) {
-      const Seconds kernel = measured * o.kernel_scale + o.per_gb_moved * gb;
-      return o.dispatch_overlaps ? std::max(kernel, o.per_op_overhead) : kernel + o.per_op_overhead;
-    };
-    const Seconds cost = with_overhead(t->mean) * op.count;
+    const Seconds cost = call(t->mean, gb) * op.count;
     sum.total += cost;
-    sum.total_p10 += with_overhead(t->p10) * op.count;
-    sum.total_p90 += with_overhead(t->p90) * op.count;
+    sum.total_p10 += call(t->p10, gb) * op.count;
+    sum.total_p90 += call(t->p90, gb) * op.count;
     if (IsBackward(op.signature.kind)) sum.backward += cost;
     if (!first && t->source != sum.source) sum.mixed = true;
     if (first || cost > sum.largest) {

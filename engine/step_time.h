@@ -6,6 +6,7 @@
 #ifndef EPOCHCOST_ENGINE_STEP_TIME_H_
 #define EPOCHCOST_ENGINE_STEP_TIME_H_
 
+#include <algorithm>
 #include <optional>
 #include <string>
 #include <vector>
@@ -72,6 +73,21 @@ struct EpochPrediction {
   std::vector<OpTiming> ops;         // of the training step, largest total first
   std::vector<OpTiming> eval_ops;    // of the validation step, in lowering order
   std::vector<OpSignature> missing;  // signatures with no measurement
+};
+
+// What one call of an op costs in a step: its kernel (the measured time x kernel_scale, plus
+// per_gb_moved for each GB the call moves) and the framework's dispatch, one after the other on a
+// CPU, overlapped on a GPU (the longer of the two). PredictEpoch and the calibration's fit
+// (validation/calibration.cpp) both price calls with it.
+struct CallCost {
+  double kernel_scale = 1;
+  Seconds per_gb_moved;
+  Seconds per_op_overhead;
+  bool overlaps = false;
+  Seconds operator()(Seconds measured, double gb) const {
+    const Seconds kernel = measured * kernel_scale + per_gb_moved * gb;
+    return overlaps ? std::max(kernel, per_op_overhead) : kernel + per_op_overhead;
+  }
 };
 
 // A calibration's memory passes as a cost per GB an op moves at `bandwidth`: passes x 1 GB /

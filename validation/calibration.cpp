@@ -20,12 +20,10 @@ struct Free {
 };
 
 Seconds StepTime(const std::vector<OpCost>& ops, const PredictionTerms& t, const Correction& c) {
-  const Seconds per_gb = PerGbMoved(c.memory_passes, t.bandwidth);
+  const CallCost call{c.kernel_scale, PerGbMoved(c.memory_passes, t.bandwidth), c.per_op_overhead,
+                      t.overlaps};
   Seconds s;
-  for (const OpCost& op : ops) {
-    const Seconds k = op.kernel * c.kernel_scale + per_gb * (op.bytes.value() * 1e-9);
-    s += (t.overlaps ? std::max(k, c.per_op_overhead) : k + c.per_op_overhead) * op.count;
-  }
+  for (const OpCost& op : ops) s += call(op.kernel, op.bytes.value() * 1e-9) * op.count;
   return s;
 }
 

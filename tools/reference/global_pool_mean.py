@@ -8,23 +8,14 @@ average pooling with a 400-wide window. Prints the median of 200 calls, 1 thread
 alone, the mean with its backward, and avg_pool1d over the same values laid out NCW.
     /usr/bin/python3 tools/reference/global_pool_mean.py
 """
-import time
-
-import torch
+from framework_costs import median_seconds  # pins every thread pool to 1 thread
+import torch  # noqa: E402
 
 torch.set_num_threads(1)
 
 
-def median_ms(f, n=200):
-    for _ in range(20):
-        f()
-    times = []
-    for _ in range(n):
-        start = time.perf_counter()
-        f()
-        times.append(time.perf_counter() - start)
-    times.sort()
-    return times[len(times) // 2] * 1e3
+def median_ms(f):
+    return median_seconds(f, repeats=200, warmup=20) * 1e3
 
 
 def main():

@@ -4,16 +4,20 @@ thread, median of 21 calls, repeated alone: against the same ops inside a traini
 (torch_step.py --kernels) it shows what the step adds (docs/accuracy.md, "Where the remaining gap
 is"). Usage: /usr/bin/python3 tools/reference/relu_in_step.py
 """
-import torch, time
+from framework_costs import median_seconds  # pins every thread pool to 1 thread
+import torch  # noqa: E402
+
 torch.set_num_threads(1)
-def med(f, n=21):
-    for _ in range(3): f()
-    ts=[]
-    for _ in range(n):
-        t=time.perf_counter(); f(); ts.append(time.perf_counter()-t)
-    ts.sort(); return ts[n//2]*1e3
+
+
+def median_ms(f):
+    return median_seconds(f, repeats=21, warmup=3) * 1e3
+
+
 for dt in (torch.float32, torch.bfloat16):
-    x = torch.randn(128*64*24*24).to(dt); y = torch.empty_like(x); g = torch.randn_like(x)
-    print(dt, 'relu fresh %.2f ms, into a kept tensor %.2f ms; threshold_backward fresh %.2f ms' % (
-        med(lambda: torch.relu(x)), med(lambda: torch.clamp_min(x, 0, out=y)),
-        med(lambda: torch.ops.aten.threshold_backward(g, x, 0))))
+    x = torch.randn(128 * 64 * 24 * 24).to(dt)
+    y = torch.empty_like(x)
+    g = torch.randn_like(x)
+    print(dt, "relu fresh %.2f ms, into a kept tensor %.2f ms; threshold_backward fresh %.2f ms" % (
+        median_ms(lambda: torch.relu(x)), median_ms(lambda: torch.clamp_min(x, 0, out=y)),
+        median_ms(lambda: torch.ops.aten.threshold_backward(g, x, 0))))
