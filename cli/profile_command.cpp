@@ -356,7 +356,9 @@ void RegisterProfileCommand(CLI::App& app, CommandFn* run) {
   CLI::App* op = profile->add_subcommand("op", "Time one op signature (a line of `models ops`)");
   op->add_option("SIGNATURE", o->signature, "e.g. \"ip_fwd dt=f32 bias=1 ic=1024 mb=1024 oc=1024\"")
       ->required();
-  op->add_option("--min-ms", o->min_ms, "Keep repeating for at least this long (default 200)");
+  op->add_option("--min-ms", o->min_ms,
+                 "Keep repeating for at least this long (default 200), then, on the CPU, for up to "
+                 "ten times as long until the mean is known to within 3%");
   op->add_option("--repeats", o->repeats, "And at least this many times (default 10)");
   op->add_option("--threads", o->threads, "CPU thread counts, e.g. 1,2 (default 1)");
   op->add_option("--device", o->device, "cpu (default) or gpu");

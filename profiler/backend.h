@@ -15,6 +15,11 @@ struct MeasureOptions {
   int warmup = 2;
   int min_repeats = 10;
   Seconds min_time = Seconds::FromMilliseconds(200);
+  // Past the minimum count and time, keep repeating, for up to ten times the minimum time, until
+  // the mean is known to within this fraction (its standard error over the mean): a step pays
+  // each op's mean, and where some runs stall for a scheduler slice (several threads on few
+  // cores) the first 200 ms of runs leave it uncertain by 10% or more.
+  double mean_within = 0.03;
 };
 
 // Timed runs of one signature: order statistics and mean of the per-run times.

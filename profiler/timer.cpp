@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <chrono>
+#include <cmath>
 
 namespace epochcost::profiler {
 namespace {
@@ -28,6 +29,14 @@ Measurement Summarize(std::vector<double> samples) {
   return m;
 }
 
+bool MeanSettled(int count, double sum, double sum_squares, double within) {
+  if (count < 2) return false;
+  const double n = static_cast<double>(count);
+  const double mean = sum / n;
+  const double variance = std::max(0.0, (sum_squares - sum * mean) / (n - 1));
+  return std::sqrt(variance / n) <= within * mean;
+}
+
 Measurement TimeRuns(const std::function<void()>& run, const MeasureOptions& options,
                      const std::function<void()>& before) {
   using Clock = std::chrono::steady_clock;
@@ -36,15 +45,21 @@ Measurement TimeRuns(const std::function<void()>& run, const MeasureOptions& opt
     run();
   }
   std::vector<double> samples;
-  double total = 0;
-  while (static_cast<int>(samples.size()) < options.min_repeats ||
-         total < options.min_time.seconds()) {
+  double total = 0, squares = 0;
+  const double min_time = options.min_time.seconds(), max_time = 10 * min_time;
+  auto more = [&] {
+    const int count = static_cast<int>(samples.size());
+    if (count < options.min_repeats || total < min_time) return true;
+    return total < max_time && !MeanSettled(count, total, squares, options.mean_within);
+  };
+  while (more()) {
     if (before) before();
     const auto start = Clock::now();
     run();
     const double s = std::chrono::duration<double>(Clock::now() - start).count();
     samples.push_back(s);
     total += s;
+    squares += s * s;
     if (samples.size() >= 100000) break;
   }
   return Summarize(std::move(samples));

@@ -1,5 +1,6 @@
-// Repeats a callable until a minimum count and time are reached, after warm-up, and reports the
-// median, 10th and 90th percentile and the mean of the per-run wall times (steady clock).
+// Repeats a callable until a minimum count and time are reached and its mean has settled, after
+// warm-up, and reports the median, 10th and 90th percentile and the mean of the per-run wall
+// times (steady clock).
 #ifndef EPOCHCOST_PROFILER_TIMER_H_
 #define EPOCHCOST_PROFILER_TIMER_H_
 
@@ -13,6 +14,12 @@ namespace epochcost::profiler {
 // Order statistics and mean of `samples` (seconds), which must not be empty. Percentiles
 // interpolate linearly between order statistics (numpy's default).
 Measurement Summarize(std::vector<double> samples);
+
+// Whether the mean of `count` runs whose times sum to `sum` and whose squares sum to
+// `sum_squares` is known to within `within` of itself: its standard error (the samples' standard
+// deviation over the square root of the count) at most `within` times the mean. False for fewer
+// than two runs.
+bool MeanSettled(int count, double sum, double sum_squares, double within);
 
 // Times `run`; `before`, when set, runs ahead of every run (warm-up ones too) and is not timed:
 // the work a framework's step always does just before this op, where that changes the op's time.

@@ -246,10 +246,16 @@ void SetBlasThreads(const SystemBlas& blas) {
 // values, still 2.9-4.8 ms with 0.1-3 ms of serial Python work between them, and 1.27-1.47 ms
 // in every case with OMP_WAIT_POLICY=passive (docs/accuracy.md). So the products are timed after
 // such a pass, as the framework runs them; at one thread there is no one to spin, and no pass.
-// The pass is the one next to the product in the step, over its mb x oc output or output gradient
-// (the bias copy, the activation and its gradient), and ATen runs it in parallel only from
-// kGrainSize values on: the step products of a small recurrent cell (32 x 256 gates) follow serial
-// work and are timed without it.
+// The passes next to a layer's products in the step are over its mb x ic input (the previous
+// layer's activation or dropout, and their gradients after it) and its mb x oc output or output
+// gradient (the bias copy, the activation and its gradient); ATen runs a pass in parallel only
+// from kGrainSize values on, and the penalty outlasts the few milliseconds between a layer's
+// products and either pass, so the product is timed after a pass over the larger of the two. The
+// step products of a small recurrent cell (32 x 64 input, 32 x 256 gates) follow serial work and
+// are timed without it; cifar10_cnn's 32 x 2304 by 2304 x 512 product, whose input is a dropout
+// over 73,728 values, averaged 0.64 ms repeated alone and 1.61 ms right after an OpenMP relu over
+// that many values in PyTorch 1.13 (2 threads, seventh Zen 4 VM), and 1.4-1.6 ms in its step
+// (torch.profiler; docs/accuracy.md, "Products after their input's parallel pass").
 std::function<void()> ElementwiseBefore(int64_t n) {
   if (n < kGrainSize || omp_get_max_threads() == 1) return nullptr;
   auto values = Make(n, 0.5f);
@@ -321,7 +327,7 @@ AtenCall InnerProduct(const OpSignature& s, const SystemBlas& blas) {
           for (int64_t c = 0; c < oc; ++c) db[c] += dy[r * oc + c];
       };
   }
-  return {run, ElementwiseBefore(mb * oc)};
+  return {run, ElementwiseBefore(std::max(mb * ic, mb * oc))};
 }
 
 }  // namespace

@@ -323,8 +323,12 @@ def main():
     ap.add_argument("--device", default="cpu", help="cpu or cuda")
     ap.add_argument("--precision", default="fp32", help="fp32, tf32 (cuda), bf16 or fp16")
     ap.add_argument("--kernels", type=int, default=0,
-                    help="also list the N kernels with the most device time in one step "
-                         "(torch.profiler), to see what the framework ran")
+                    help="also list the N kernels with the most device time over "
+                         "--kernel-steps steps (torch.profiler), to see what the framework ran")
+    ap.add_argument("--kernel-steps", type=int, default=3,
+                    help="steps the --kernels listing covers (default 3)")
+    ap.add_argument("--kernel-shapes", action="store_true",
+                    help="list the --kernels by input shapes too (record_shapes)")
     ap.add_argument("--optimizer", default="",
                     help="sgd, momentum, rmsprop, adam or adadelta (default: the model's)")
     ap.add_argument("--channels-last", action="store_true",
@@ -452,12 +456,14 @@ def main():
     if a.kernels:
         from torch.profiler import ProfilerActivity, profile
         acts = [ProfilerActivity.CPU] + ([ProfilerActivity.CUDA] if dev.type == "cuda" else [])
-        with profile(activities=acts) as prof:
-            for _ in range(3):
+        with profile(activities=acts, record_shapes=a.kernel_shapes) as prof:
+            for _ in range(a.kernel_steps):
                 step()
             sync()
         key = "self_cuda_time_total" if dev.type == "cuda" else "self_cpu_time_total"
-        print(prof.key_averages().table(sort_by=key, row_limit=a.kernels, max_name_column_width=70))
+        print(prof.key_averages(group_by_input_shape=a.kernel_shapes).table(
+            sort_by=key, row_limit=a.kernels, max_name_column_width=70,
+            max_shapes_column_width=60))
     where = (torch.cuda.get_device_name(dev) if dev.type == "cuda"
              else "threads=%d" % a.threads)
     print("%s device=%s precision=%s batch=%d optimizer=%s median_ms=%.3f p10_ms=%.3f "
