@@ -37,7 +37,7 @@ def spin(microseconds):
 def main():
     print("m x k x n      alone (ms)  after relu, with a gap of 0 / 100 / 300 / 1000 / 3000 us")
     for m, k, n in [(128, 512, 512), (128, 784, 512), (128, 512, 10), (512, 512, 512),
-                    (32, 128, 128)]:
+                    (32, 128, 128), (32, 2304, 512)]:
         x, w = torch.randn(m, k), torch.randn(k, n)
 
         def alone():
