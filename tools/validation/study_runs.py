@@ -23,10 +23,39 @@ def triad(profile):
             if m["name"] == "triad_bytes_per_second"}
 
 
+# ATen runs element-wise work on its OpenMP threads only from this many values on.
+GRAIN_SIZE = 32768
+
+
+def pools(signature):
+    """Which thread pool a call of `signature` wakes at more than one thread: "blas" for an fp32
+    dense product PyTorch hands to the system BLAS (`aten=1`), "openmp" for an op over at least
+    GRAIN_SIZE values (its largest operand, as the signature gives it), None otherwise."""
+    kind, *pairs = signature.split()
+    d = dict(p.split("=", 1) for p in pairs)
+    n = lambda *keys: int(np.prod([int(d.get(k, 1)) for k in keys]))
+    if kind.startswith("ip_") and d.get("aten") == "1" and d.get("dt") == "f32":
+        return "blas"
+    if "n" in d:
+        size = int(d["n"])
+    elif kind.startswith("ip_"):
+        size = max(n("mb", "ic"), n("mb", "oc"))
+    elif kind.startswith("conv"):
+        size = max(n("mb", "ic", "ih", "iw"), n("mb", "oc", "oh", "ow"))
+    elif kind.startswith("pool"):
+        size = n("mb", "c", "ih", "iw")
+    elif kind == "reorder":
+        size = n("mb", "c", "h", "w")
+    else:
+        size = n("rows", "c", "dim")
+    return "openmp" if size >= GRAIN_SIZE else None
+
+
 def predict_rows(epochcost):
     """One row per run of data/validation/dev-cpu-*.csv: its log, model, threads T, steps per
     epoch, the step's kernel seconds K, op calls N and bytes moved G (the ops' `bytes`), the
-    triad bandwidth of its VM at 1 thread (BW1) and at T (BWT), and the measured seconds."""
+    triad bandwidth of its VM at 1 thread (BW1) and at T (BWT), the step's calls that wake the
+    BLAS's threads (BLAS) and ATen's OpenMP threads (OMP), and the measured seconds."""
     tmp = tempfile.mkdtemp()
     env = dict(os.environ, EPOCHCOST_PROFILES=tmp + "/p.sqlite",
                EPOCHCOST_CATALOG=tmp + "/c.sqlite")
@@ -45,6 +74,10 @@ def predict_rows(epochcost):
                          "K": sum(o["seconds"] * o["count"] for o in d["ops"]),
                          "N": sum(o["count"] for o in d["ops"]),
                          "G": sum(o["bytes"] * o["count"] for o in d["ops"]),
+                         "BLAS": sum(o["count"] for o in d["ops"]
+                                     if pools(o["signature"]) == "blas"),
+                         "OMP": sum(o["count"] for o in d["ops"]
+                                    if pools(o["signature"]) == "openmp"),
                          "BW1": bw[1], "BWT": bw[t],
                          "measured": float(r["seconds_per_epoch"])})
     return rows
