@@ -18,7 +18,9 @@ struct MeasureOptions {
   // Past the minimum count and time, keep repeating, for up to ten times the minimum time, until
   // the mean is known to within this fraction (its standard error over the mean): a step pays
   // each op's mean, and where some runs stall for a scheduler slice (several threads on few
-  // cores) the first 200 ms of runs leave it uncertain by 10% or more.
+  // cores) 200 ms of runs can miss the slow mode: three such timings of one 2-thread product
+  // averaged 1.23-1.34 ms, a fourth 4.26 ms (docs/accuracy.md, "Products after their input's
+  // parallel pass").
   double mean_within = 0.03;
 };
 

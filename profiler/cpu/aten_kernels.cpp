@@ -252,10 +252,11 @@ void SetBlasThreads(const SystemBlas& blas) {
 // from kGrainSize values on, and the penalty outlasts the few milliseconds between a layer's
 // products and either pass, so the product is timed after a pass over the larger of the two. The
 // step products of a small recurrent cell (32 x 64 input, 32 x 256 gates) follow serial work and
-// are timed without it; cifar10_cnn's 32 x 2304 by 2304 x 512 product, whose input is a dropout
-// over 73,728 values, averaged 0.64 ms repeated alone and 1.61 ms right after an OpenMP relu over
-// that many values in PyTorch 1.13 (2 threads, seventh Zen 4 VM), and 1.4-1.6 ms in its step
-// (torch.profiler; docs/accuracy.md, "Products after their input's parallel pass").
+// are timed without it. cifar10_cnn's 32 x 2304 by 2304 x 512 product, whose input is a dropout
+// over 73,728 values, took 0.48 ms repeated alone and 0.98-2.99 ms after an OpenMP relu with 0-3
+// ms between them in PyTorch 1.13 (medians; 2 threads, a Zen 4 VM), and its three products
+// averaged 1.7-3.7 ms a call in 40 of its training steps (torch.profiler; docs/accuracy.md,
+// "Products after their input's parallel pass").
 std::function<void()> ElementwiseBefore(int64_t n) {
   if (n < kGrainSize || omp_get_max_threads() == 1) return nullptr;
   auto values = Make(n, 0.5f);
