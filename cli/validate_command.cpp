@@ -114,6 +114,14 @@ std::string ReportText(const ValidationReport& r, const std::string& calibration
     << SummaryTable(r.by_family, "Model family") << "\n"
     << SummaryTable(r.by_kind, "Device kind");
   if (r.by_precision.size() > 1) s << "\n" << SummaryTable(r.by_precision, "Precision");
+  if (const auto& x = r.repeated)
+    s << "\nRepeated runs: " << x->runs << " runs of " << x->configs
+      << (x->configs == 1 ? " configuration" : " configurations") << " measured "
+      << (x->fewest == x->most ? std::to_string(x->most)
+                               : std::to_string(x->fewest) + " to " + std::to_string(x->most))
+      << " times; one value per configuration reads at best MAPE "
+      << Number("%.1f%%", x->floor_mape) << " on them (the runs' own spread), these predictions "
+      << Number("%.1f%%", x->mape) << ".\n";
   // By cost (cheapest first) or by time (fastest first).
   auto rankings = [&](const std::vector<validation::Ranking>& gs, bool by_cost) {
     if (gs.empty()) return;
@@ -194,6 +202,13 @@ nlohmann::ordered_json ReportJson(const ValidationReport& r) {
   };
   j["rankings"] = rankings(r.rankings, "cheapest");
   j["time_rankings"] = rankings(r.time_rankings, "fastest");
+  j["repeated_runs"] = r.repeated ? Json{{"runs", r.repeated->runs},
+                                         {"configurations", r.repeated->configs},
+                                         {"fewest_runs", r.repeated->fewest},
+                                         {"most_runs", r.repeated->most},
+                                         {"floor_mape", r.repeated->floor_mape},
+                                         {"mape", r.repeated->mape}}
+                                  : Json(nullptr);
   return j;
 }
 

@@ -66,6 +66,39 @@ std::string BuildOf(const RunRecord& r) {
          (r.framework_version.empty() ? "" : " " + r.framework_version) + ")";
 }
 
+// Each configuration measured more than once, at its best single value (RepeatedRuns).
+std::optional<RepeatedRuns> RepeatedOf(const std::vector<RunResult>& results) {
+  const auto groups = GroupsOf(results, [](const RunResult& r) {
+    const RunRecord& x = r.run;
+    return x.model + "|" + x.target + "|" + std::to_string(x.batch) + "|" + PrecisionLabel(x) +
+           "|" + x.optimizer + "|" + x.rnn + "|" + x.isa + "|" + std::to_string(x.threads) + "|" +
+           std::to_string(x.gpus) + "|" + std::to_string(x.samples) + "|" +
+           std::to_string(x.val_samples) + "|" + x.framework + "|" + x.framework_version;
+  });
+  RepeatedRuns out;
+  std::vector<double> best, measured, predicted;
+  for (const auto& [key, rs] : groups) {
+    if (rs.size() < 2) continue;
+    std::vector<double> x;
+    for (const RunResult* r : rs) x.push_back(r->measured_seconds);
+    const double c = BestSingleValue(x);
+    for (const RunResult* r : rs) {
+      best.push_back(c);
+      measured.push_back(r->measured_seconds);
+      predicted.push_back(r->predicted_seconds);
+    }
+    ++out.configs;
+    const int n = static_cast<int>(rs.size());
+    out.fewest = out.configs == 1 ? n : std::min(out.fewest, n);
+    out.most = std::max(out.most, n);
+  }
+  if (out.configs == 0) return std::nullopt;
+  out.runs = static_cast<int>(measured.size());
+  out.floor_mape = Mape(best, measured);
+  out.mape = Mape(predicted, measured);
+  return out;
+}
+
 }  // namespace
 
 GroupSummary SummaryOf(const std::string& name, const std::vector<const RunResult*>& rs) {
@@ -149,6 +182,7 @@ ValidationReport Summarise(std::vector<RunResult> results) {
       report.time_rankings.push_back(RankingOf(key, rs, [](const RunResult& r) {
         return std::pair(r.predicted_seconds, r.measured_seconds);
       }));
+  report.repeated = RepeatedOf(report.results);
   return report;
 }
 

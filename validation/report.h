@@ -48,6 +48,18 @@ struct Ranking {
   double miss_percent = 0;  // measured cost (time) of the predicted choice over the measured best
 };
 
+// Runs of one configuration (model, machine, batch, precision, layout, optimizer, recurrent
+// layers, ISA, threads, GPUs, samples, framework and version) measured more than once. A
+// prediction gives such a configuration one value, so how far its runs lie apart bounds what any
+// prediction can reach on them: `floor_mape` is the MAPE with each configuration at its
+// BestSingleValue, `mape` these predictions' on the same runs.
+struct RepeatedRuns {
+  int runs = 0;                     // in configurations measured more than once
+  int configs = 0;                  // those configurations
+  int fewest = 0, most = 0;         // the fewest and the most runs of one of them
+  double floor_mape = 0, mape = 0;  // percent
+};
+
 struct ValidationReport {
   std::vector<RunResult> results;
   GroupSummary all;
@@ -56,6 +68,7 @@ struct ValidationReport {
   // Groups with at least two configurations none of which has a price, ranked by time: a
   // recommender ranks their machines by it where prices are equal or unknown.
   std::vector<Ranking> time_rankings;
+  std::optional<RepeatedRuns> repeated;  // none when no configuration was measured twice
 };
 
 ValidationReport Summarise(std::vector<RunResult> results);

@@ -1,5 +1,6 @@
 #include "validation/statistics.h"
 
+#include <algorithm>
 #include <cmath>
 
 namespace epochcost::validation {
@@ -28,6 +29,19 @@ double KendallTau(const std::vector<double>& a, const std::vector<double>& b) {
     }
   if (untied_a == 0 || untied_b == 0) return 0;
   return (concordant - discordant) / std::sqrt(untied_a * untied_b);
+}
+
+double BestSingleValue(const std::vector<double>& measured) {
+  std::vector<double> x = measured;
+  std::sort(x.begin(), x.end());
+  double total = 0;
+  for (double v : x) total += 1 / v;
+  double below = 0;
+  for (double v : x) {
+    below += 1 / v;
+    if (below >= total / 2) return v;
+  }
+  return 0;
 }
 
 }  // namespace epochcost::validation

@@ -18,6 +18,12 @@ double Mape(const std::vector<double>& predicted, const std::vector<double>& mea
 // fewer than two values. Ties count in neither numerator term.
 double KendallTau(const std::vector<double>& a, const std::vector<double>& b);
 
+// The one value c that predicts the positive `measured` values with the least MAPE, the mean of
+// |c / x - 1|: that sum is piecewise linear in c with slope sum(+-1 / x), so c is the median of
+// the values weighted by 1 / x (the smallest value at which the weights up to it reach half). 0
+// when empty.
+double BestSingleValue(const std::vector<double>& measured);
+
 }  // namespace epochcost::validation
 
 #endif  // EPOCHCOST_VALIDATION_STATISTICS_H_

@@ -178,14 +178,14 @@ TEST(RunLogTest, ShippedLogsOfAFrameworkAndKind) {
     std::sort(v.begin(), v.end());
     return v;
   };
-  EXPECT_EQ(sorted(ShippedRunLogsOf("pytorch", "cpu")),
-            (std::vector<std::string>{"dev-cpu-pytorch", "dev-cpu-pytorch-avx2",
-                                      "dev-cpu-pytorch-avx2-rerun", "dev-cpu-pytorch-zen4",
-                                      "dev-cpu-pytorch-zen4-amp-bf16", "dev-cpu-pytorch-zen4-bf16",
-                                      "dev-cpu-pytorch-zen4-fifth", "dev-cpu-pytorch-zen4-fourth",
-                                      "dev-cpu-pytorch-zen4-rerun", "dev-cpu-pytorch-zen4-seventh",
-                                      "dev-cpu-pytorch-zen4-seventh-rerun",
-                                      "dev-cpu-pytorch-zen4-sixth", "dev-cpu-pytorch-zen4-third"}));
+  EXPECT_EQ(
+      sorted(ShippedRunLogsOf("pytorch", "cpu")),
+      (std::vector<std::string>{
+          "dev-cpu-pytorch", "dev-cpu-pytorch-avx2", "dev-cpu-pytorch-avx2-rerun",
+          "dev-cpu-pytorch-zen4", "dev-cpu-pytorch-zen4-amp-bf16", "dev-cpu-pytorch-zen4-bf16",
+          "dev-cpu-pytorch-zen4-fifth", "dev-cpu-pytorch-zen4-fourth", "dev-cpu-pytorch-zen4-rerun",
+          "dev-cpu-pytorch-zen4-seventh", "dev-cpu-pytorch-zen4-seventh-rerun",
+          "dev-cpu-pytorch-zen4-sixth", "dev-cpu-pytorch-zen4-third"}));
   EXPECT_EQ(sorted(ShippedRunLogsOf("pytorch", "gpu")),
             (std::vector<std::string>{"h100-pytorch", "h200-pytorch"}));
   EXPECT_EQ(ShippedRunLogsOf("pytorch-ngc", "gpu"), (std::vector<std::string>{"lambda-resnet50"}));
@@ -204,6 +204,19 @@ TEST(StatisticsTest, MapeAndKendallTau) {
   EXPECT_DOUBLE_EQ(KendallTau({1, 1, 1}, {1, 2, 3}), 0);
   // tau-b with a tie in b: pairs (1,2) tie in b; concordant 2, discordant 0; untied 3 and 2.
   EXPECT_NEAR(KendallTau({1, 2, 3}, {1, 1, 2}), 2.0 / std::sqrt(6.0), 1e-12);
+}
+
+// By hand: for (1, 2, 4) the weights 1 / x are 1, 0.5 and 0.25 (total 1.75); the first value at
+// which they reach half, 0.875, is 1, and c = 1 reads (0 + 0.5 + 0.75) / 3 = 41.7% against 50%
+// for c = 2 (the plain median). For (90, 110) c = 90: (0 + 18.2%) / 2 = 9.1% against 10.1% for
+// the mean, 100.
+TEST(StatisticsTest, BestSingleValueIsTheMedianWeightedByOneOverX) {
+  EXPECT_DOUBLE_EQ(BestSingleValue({4, 1, 2}), 1);
+  EXPECT_NEAR(Mape({1, 1, 1}, {1, 2, 4}), 100 * (0 + 0.5 + 0.75) / 3, 1e-12);
+  EXPECT_DOUBLE_EQ(BestSingleValue({110, 90}), 90);
+  EXPECT_LT(Mape({90, 90}, {90, 110}), Mape({100, 100}, {90, 110}));
+  EXPECT_DOUBLE_EQ(BestSingleValue({5, 5, 5}), 5);
+  EXPECT_DOUBLE_EQ(BestSingleValue({}), 0);
 }
 
 PredictionTerms Terms(bool overlaps) {
@@ -441,6 +454,29 @@ TEST(ReportTest, UnpricedRunsAreRankedByTimePerPrecision) {
   // Predicted (559, 529, 1237), measured (490, 810, 1538): h100-a100 discordant, the rest
   // concordant.
   EXPECT_NEAR(k.tau, 1.0 / 3.0, 1e-12);
+}
+
+// Runs of one configuration measured more than once bound what any prediction can reach on them;
+// a configuration run once, or a run on another machine, does not count.
+TEST(ReportTest, RepeatedRunsOfAConfigurationGiveTheFloor) {
+  auto run = [](const std::string& target, int threads, double predicted, double measured) {
+    RunResult r = MakeResult(target, predicted, measured, 1);
+    r.run.target = target;
+    r.run.threads = threads;
+    return r;
+  };
+  ValidationReport r = Summarise({run("a", 1, 100, 90), run("a", 1, 100, 110), run("a", 2, 50, 60),
+                                  run("b", 1, 10, 10), run("a", 1, 100, 100)});
+  ASSERT_TRUE(r.repeated.has_value());
+  EXPECT_EQ(r.repeated->configs, 1);
+  EXPECT_EQ(r.repeated->runs, 3);
+  EXPECT_EQ(r.repeated->fewest, 3);
+  EXPECT_EQ(r.repeated->most, 3);
+  // (90, 110, 100): weights 1/90, 1/110, 1/100 (total 0.03020), half reached at 90 (0.01111 of
+  // it) only with 100 (0.02111): c = 100, reading (10/90 + 10/110 + 0) / 3.
+  EXPECT_NEAR(r.repeated->floor_mape, 100 * (10.0 / 90 + 10.0 / 110) / 3, 1e-9);
+  EXPECT_NEAR(r.repeated->mape, 100 * (10.0 / 90 + 10.0 / 110) / 3, 1e-9);
+  EXPECT_FALSE(Summarise({run("a", 1, 100, 90), run("b", 1, 100, 110)}).repeated.has_value());
 }
 
 TEST(ReportTest, ModelFamilies) {
