@@ -6,7 +6,8 @@ The eight fp32 Zen 4 logs (data/validation/dev-cpu-pytorch-zen4*.csv, bf16 and a
 out) measured the same six models at the same settings on VMs of one kind. A prediction gives
 one number per model and thread count on that kind of VM, so its MAPE over the eight logs is at
 least that of the best constant for each (model, threads): the constant c minimising the mean of
-|c / x - 1| over the eight measured x, found here by a fine search around their median. Prints
+|c / x - 1| over the eight measured x, the median of the x weighted by 1 / x (as `epochcost
+validate` computes it for its "Repeated runs", validation/statistics.h BestSingleValue). Prints
 each (model, threads) with its measurements and floor, and the mean floor per thread count.
 Usage:
   tools/validation/noise_floor.py
@@ -17,10 +18,12 @@ import statistics
 
 
 def floor(values):
-    """The least mean |c / x - 1| over constants c within 40% of the median (0.05% steps)."""
-    median = statistics.median(values)
-    candidates = (median * (0.6 + i * 0.0005) for i in range(1601))
-    return min(sum(abs(c / x - 1) for x in values) / len(values) for c in candidates)
+    """The least mean |c / x - 1| over constants c: at c, the median weighted by 1 / x."""
+    total, below = sum(1 / x for x in values), 0
+    for c in sorted(values):
+        below += 1 / c
+        if below >= total / 2:
+            return sum(abs(c / x - 1) for x in values) / len(values)
 
 
 def main():
