@@ -24,6 +24,10 @@ struct TrainingDefaults {
   int64_t batch = 0;
   int64_t samples = 0;      // training samples per epoch
   int64_t val_samples = 0;  // validation samples per epoch
+  // The authors' learning rate, 0 where they kept the framework's default. No prediction depends
+  // on it; the reference harness trains with it (data-dependent kernels such as max pooling run
+  // at the speed of the activations the training leaves them, docs/accuracy.md).
+  double learning_rate = 0;
 };
 
 struct ModelInfo {

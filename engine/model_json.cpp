@@ -8,7 +8,8 @@
 namespace epochcost {
 namespace {
 
-
+const std::set<std::string, std::less<>> kTrainingFields = {"optimizer", "batch", "samples",
+                                                            "val_samples", "learning_rate"};
 const std::set<std::string, std::less<>> kLayerFields = {"name",
                                                          "kind",
                                                          "inputs",
@@ -261,11 +262,19 @@ Result<Model> ParseDocument(const Json& doc, const ModelParameters& overrides) {
   EPOCHCOST_RETURN_IF_ERROR(top.String("description", &info.description));
   EPOCHCOST_RETURN_IF_ERROR(top.String("source", &info.source));
   if (doc.contains("training")) {
+    if (!doc["training"].is_object())
+      return Status::InvalidArgument("training: expected an object");
+    for (const auto& [key, value] : doc["training"].items())
+      if (!kTrainingFields.contains(key))
+        return Status::InvalidArgument("training." + key + ": unknown field");
     Reader t(doc["training"], "training", params);
     EPOCHCOST_RETURN_IF_ERROR(t.String("optimizer", &info.training.optimizer));
     EPOCHCOST_RETURN_IF_ERROR(t.Int("batch", &info.training.batch));
     EPOCHCOST_RETURN_IF_ERROR(t.Int("samples", &info.training.samples));
     EPOCHCOST_RETURN_IF_ERROR(t.Int("val_samples", &info.training.val_samples));
+    EPOCHCOST_RETURN_IF_ERROR(t.Double("learning_rate", &info.training.learning_rate));
+    if (t.Has("learning_rate") && !(info.training.learning_rate > 0))
+      return t.Error("learning_rate", "must be positive");
   }
   if (!doc.contains("layers") || !doc["layers"].is_array())
     return Status::InvalidArgument("layers: expected an array");

@@ -53,6 +53,29 @@ TEST(ModelJsonTest, FieldErrorsNameTheLayerAndField) {
             "t.json: layers[3] ('out').unit: unknown field");
 }
 
+// The training block: the authors' settings, the learning rate among them (the reference harness
+// trains with it); a misspelt field is an error, as in a layer.
+TEST(ModelJsonTest, TrainingBlockIsReadAndChecked) {
+  std::string text = kTiny;
+  const std::string training =
+      R"("training": {"optimizer": "rmsprop", "batch": 32, "learning_rate": 0.0001},)";
+  text.insert(text.find("\"parameters\""), training);
+  Result<Model> m = ParseModelJson(text, "t.json");
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->info().training.optimizer, "rmsprop");
+  EXPECT_EQ(m->info().training.batch, 32);
+  EXPECT_DOUBLE_EQ(m->info().training.learning_rate, 0.0001);
+  EXPECT_DOUBLE_EQ(ParseModelJson(kTiny, "t.json")->info().training.learning_rate, 0);
+  std::string zero = text;
+  zero.replace(zero.find("0.0001"), 6, "0");
+  EXPECT_EQ(ParseModelJson(zero, "t.json").status().message(),
+            "t.json: training.learning_rate: must be positive");
+  std::string typo = text;
+  typo.replace(typo.find("learning_rate"), 13, "learning_rat");
+  EXPECT_EQ(ParseModelJson(typo, "t.json").status().message(),
+            "t.json: training.learning_rat: unknown field");
+}
+
 TEST(ModelJsonTest, RejectsOtherFormatsAndVersions) {
   EXPECT_EQ(ParseModelJson(R"({"layers": []})", "x.json").status().message(),
             "x.json: format: expected \"epochcost-model\"");

@@ -307,10 +307,10 @@ def write_run_log(a, doc, dev, batch, opt_name, median, p10, p90):
                     "pytorch", torch.__version__,
                     "tools/reference/torch_step.py %s: median of %d steps after %d warm-up "
                     "(p10 %.3f ms, p90 %.3f ms) x %d steps; %.0f minor page faults per step; "
-                    "allocator: %s; OpenMP: %s; recipe: %s" %
+                    "allocator: %s; OpenMP: %s; recipe: %s; lr %g" %
                     (datetime.date.today().isoformat(), a.steps, a.warmup, p10 * 1e3,
                      p90 * 1e3, steps, a.faults_per_step, allocator(), thread_runtime(),
-                     recipe(a))])
+                     recipe(a), a.lr)])
 
 
 def main():
@@ -381,11 +381,18 @@ def main():
             if a.channels_last and inputs[l["name"]].dim() == 4:
                 inputs[l["name"]] = inputs[l["name"]].contiguous(memory_format=torch.channels_last)
     opt_name = a.optimizer or train.get("optimizer", "sgd")
-    opt = {"sgd": lambda p: torch.optim.SGD(p, lr=0.01),
-           "momentum": lambda p: torch.optim.SGD(p, lr=0.01, momentum=0.9),
-           "rmsprop": lambda p: torch.optim.RMSprop(p, lr=0.001),
-           "adam": lambda p: torch.optim.Adam(p, lr=0.001),
-           "adadelta": lambda p: torch.optim.Adadelta(p)}[opt_name](net.parameters())
+    # The model's own learning rate where it gives one and its optimizer is the one trained:
+    # data-dependent kernels (max pooling) run at the speed of the activations training leaves
+    # them, and cifar10_cnn's RMSprop at 10x its authors' rate kills most of its ReLUs within
+    # three steps (docs/accuracy.md, "Max pooling runs at the speed of its data").
+    own = train.get("learning_rate") if opt_name == train.get("optimizer") else None
+    lr = lambda default: own or default
+    opt = {"sgd": lambda p: torch.optim.SGD(p, lr=lr(0.01)),
+           "momentum": lambda p: torch.optim.SGD(p, lr=lr(0.01), momentum=0.9),
+           "rmsprop": lambda p: torch.optim.RMSprop(p, lr=lr(0.001)),
+           "adam": lambda p: torch.optim.Adam(p, lr=lr(0.001)),
+           "adadelta": lambda p: torch.optim.Adadelta(p, lr=lr(1.0))}[opt_name](net.parameters())
+    a.lr = opt.param_groups[0]["lr"]
     targets = {}
     for name, src, fn, w in net.losses:
         width = net.shape[src][-1]
@@ -467,9 +474,9 @@ def main():
     where = (torch.cuda.get_device_name(dev) if dev.type == "cuda"
              else "threads=%d" % a.threads)
     print("%s device=%s precision=%s batch=%d optimizer=%s median_ms=%.3f p10_ms=%.3f "
-          "p90_ms=%.3f torch=%s recipe=%s" %
+          "p90_ms=%.3f torch=%s recipe=%s lr=%g" %
           (doc["name"], where.replace(" ", "_"), a.precision, batch, opt_name, q(0.5) * 1e3,
-           q(0.1) * 1e3, q(0.9) * 1e3, torch.__version__, recipe(a)), flush=True)
+           q(0.1) * 1e3, q(0.9) * 1e3, torch.__version__, recipe(a), a.lr), flush=True)
     # After the step line, so that a run-log error does not lose the measurement.
     if a.run_log:
         write_run_log(a, doc, dev, batch, opt_name, q(0.5), q(0.1), q(0.9))
