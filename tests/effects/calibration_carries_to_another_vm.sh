@@ -41,8 +41,12 @@
 # the seventeenth session, measured after the memory passes were settled): 34.8% uncalibrated (1
 # thread 30.3%), 5.3% calibrated, worst -15.1% (mnist_cnn); 10.0% with the earlier form.
 #
+# And a second rerun there (@dev-cpu-pytorch-zen4-seventh-lr, 2026-11-26, three rounds, the
+# eighteenth session, each model at its authors' learning rate): 29.9% uncalibrated on its 1-thread
+# runs, 5.2% calibrated, worst -13.4% (mnist_cnn).
+#
 # Asserted: each log's calibrated MAPE on its six 1-thread runs is below its uncalibrated one, at
-# most 7.5% (the seventh's 6.9%), and the eight logs' mean at most 5% (4.7%). The logs are fixed
+# most 7.5% (the seventh's 6.9%), and the nine logs' mean at most 5% (4.8%). The logs are fixed
 # data, so this guards the fit and the prediction, not timing.
 # Usage: calibration_carries_to_another_vm.sh EPOCHCOST
 source "$(dirname "$0")/lib/setup.sh"
@@ -58,11 +62,12 @@ one_thread "$logs/dev-cpu-pytorch-zen4-fifth.csv" "$dir/zen4-fifth.csv"
 one_thread "$logs/dev-cpu-pytorch-zen4-sixth.csv" "$dir/zen4-sixth.csv"
 one_thread "$logs/dev-cpu-pytorch-zen4-seventh.csv" "$dir/zen4-seventh.csv"
 one_thread "$logs/dev-cpu-pytorch-zen4-seventh-rerun.csv" "$dir/zen4-seventh-rerun.csv"
+one_thread "$logs/dev-cpu-pytorch-zen4-seventh-lr.csv" "$dir/zen4-seventh-lr.csv"
 
 "$bin" calibrate "$dir/fit-first.csv" "$dir/fit-avx2.csv"
 sum=0
 for log in zen4 zen4-rerun zen4-third zen4-fourth zen4-fifth zen4-sixth zen4-seventh \
-  zen4-seventh-rerun; do
+  zen4-seventh-rerun zen4-seventh-lr; do
   before=$("$bin" validate "$dir/$log.csv" | mape)
   after=$("$bin" validate "$dir/$log.csv" --calibrated | mape)
   echo "$log, 1 thread: MAPE ${before}% uncalibrated, ${after}% calibrated on the other two VMs"
@@ -70,7 +75,7 @@ for log in zen4 zen4-rerun zen4-third zen4-fourth zen4-fifth zen4-sixth zen4-sev
     { echo "$log: calibrated MAPE should be at most 7.5% and below the uncalibrated" >&2; exit 1; }
   sum=$(awk -v s="$sum" -v a="$after" 'BEGIN { print s + a }')
 done
-mean=$(awk -v s="$sum" 'BEGIN { printf "%.1f", s / 8 }')
-echo "mean over the eight logs: ${mean}% calibrated"
+mean=$(awk -v s="$sum" 'BEGIN { printf "%.1f", s / 9 }')
+echo "mean over the nine logs: ${mean}% calibrated"
 awk -v m="$mean" 'BEGIN { exit !(m <= 5) }' ||
-  { echo "the eight logs' mean calibrated MAPE should be at most 5%" >&2; exit 1; }
+  { echo "the nine logs' mean calibrated MAPE should be at most 5%" >&2; exit 1; }
