@@ -2,8 +2,9 @@
 """How close can any prediction come to the shipped Zen 4 PyTorch logs? A bound, not a tool the
 product uses (docs/accuracy.md, "Products after their input's parallel pass").
 
-The eight fp32 Zen 4 logs (data/validation/dev-cpu-pytorch-zen4*.csv, bf16 and autocast left
-out) measured the same six models at the same settings on VMs of one kind. A prediction gives
+The fp32 Zen 4 logs (data/validation/dev-cpu-pytorch-zen4*.csv, bf16 and autocast left out;
+eight when this was written, nine since @dev-cpu-pytorch-zen4-seventh-lr) measured the same six
+models at the same settings on VMs of one kind. A prediction gives
 one number per model and thread count on that kind of VM, so its MAPE over the eight logs is at
 least that of the best constant for each (model, threads): the constant c minimising the mean of
 |c / x - 1| over the eight measured x, the median of the x weighted by 1 / x (as `epochcost
