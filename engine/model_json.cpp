@@ -264,10 +264,9 @@ Result<Model> ParseDocument(const Json& doc, const ModelParameters& overrides) {
   if (doc.contains("training")) {
     if (!doc["training"].is_object())
       return Status::InvalidArgument("training: expected an object");
-    for (const auto& [key, value] : doc["training"].items())
-      if (!kTrainingFields.contains(key))
-        return Status::InvalidArgument("training." + key + ": unknown field");
     Reader t(doc["training"], "training", params);
+    for (const auto& [key, value] : doc["training"].items())
+      if (!kTrainingFields.contains(key)) return t.Error(key, "unknown field");
     EPOCHCOST_RETURN_IF_ERROR(t.String("optimizer", &info.training.optimizer));
     EPOCHCOST_RETURN_IF_ERROR(t.Int("batch", &info.training.batch));
     EPOCHCOST_RETURN_IF_ERROR(t.Int("samples", &info.training.samples));

@@ -25,7 +25,7 @@ import sys
 
 import numpy as np
 
-from study_runs import fit, predict_rows
+from study_runs import fit, predict_rows, print_held_out
 
 FORMS = {"A": ["K", "N", "1"], "F": ["K", "N", "G"], "E": ["K", "N", "1", "G"],
          "Fbw1": ["K", "N", "G/BW1"], "Fbw": ["K", "N", "G/BWT"], "Ebw": ["K", "N", "1", "G/BWT"]}
@@ -43,22 +43,11 @@ def error(r, form, beta):
 
 def main():
     rows = predict_rows(sys.argv[1])
-    splits = (("5 folds", lambda i, r: i % 5), ("one log out", lambda i, r: r["log"]),
-              ("one model out", lambda i, r: r["model"]))
     for form in FORMS:
         print("%s: fitted on all %d runs: %s" % (form, len(rows), " ".join(
             "%s=%.4g" % (k, v)
             for k, v in zip(FORMS[form], fit(rows, lambda r: features(r, form))))))
-        for split, key in splits:
-            errors = {}
-            for k in sorted(set(key(i, r) for i, r in enumerate(rows))):
-                train = [r for i, r in enumerate(rows) if key(i, r) != k]
-                beta = fit(train, lambda r: features(r, form))
-                errors.update({i: error(r, form, beta)
-                               for i, r in enumerate(rows) if key(i, r) == k})
-            by = lambda t: np.mean([e for i, e in errors.items() if rows[i]["T"] == t])
-            print("  %-14s %5.1f%%  1 thread %5.1f%%  2 threads %5.1f%%" %
-                  (split, np.mean(list(errors.values())), by(1), by(2)))
+        print_held_out(rows, lambda r: features(r, form))
     first_two = ("dev-cpu-pytorch.csv", "dev-cpu-pytorch-avx2.csv")
     train = [r for r in rows if r["T"] == 1 and os.path.basename(r["log"]) in first_two]
     for form in FORMS:

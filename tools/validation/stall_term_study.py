@@ -23,7 +23,7 @@ import sys
 
 import numpy as np
 
-from study_runs import fit, predict_rows
+from study_runs import fit, predict_rows, print_held_out
 
 FORMS = ("Fbw", "+omp", "+blas", "+pairs")
 
@@ -42,23 +42,10 @@ def features(r, form):
 
 def main():
     rows = predict_rows(sys.argv[1])
-    splits = (("5 folds", lambda i, r: i % 5), ("one log out", lambda i, r: r["log"]),
-              ("one model out", lambda i, r: r["model"]))
     for form in FORMS:
         beta = fit(rows, lambda r: features(r, form))
         print("%s: fitted on all %d runs: %s" % (form, len(rows), " ".join("%.4g" % b for b in beta)))
-        for split, key in splits:
-            errors = {}
-            for k in sorted(set(key(i, r) for i, r in enumerate(rows))):
-                train = [r for i, r in enumerate(rows) if key(i, r) != k]
-                b = fit(train, lambda r: features(r, form))
-                for i, r in enumerate(rows):
-                    if key(i, r) == k:
-                        x, y = features(r, form)
-                        errors[i] = abs(x @ b / y - 1) * 100
-            by = lambda t: np.mean([e for i, e in errors.items() if rows[i]["T"] == t])
-            print("  %-14s %5.1f%%  1 thread %5.1f%%  2 threads %5.1f%%" %
-                  (split, np.mean(list(errors.values())), by(1), by(2)))
+        print_held_out(rows, lambda r: features(r, form))
         by_model = {}
         for r in rows:
             if r["T"] == 2 and "bf16" not in r["log"]:

@@ -83,6 +83,27 @@ def predict_rows(epochcost):
     return rows
 
 
+# The held-out splits the studies report: 5 folds by run index, one log out, one model out.
+SPLITS = (("5 folds", lambda i, r: i % 5), ("one log out", lambda i, r: r["log"]),
+          ("one model out", lambda i, r: r["model"]))
+
+
+def print_held_out(rows, features):
+    """For each split of SPLITS, fits on the other groups, predicts each held-out run and prints
+    the MAPE overall and per thread count."""
+    for split, key in SPLITS:
+        errors = {}
+        for k in sorted(set(key(i, r) for i, r in enumerate(rows))):
+            beta = fit([r for i, r in enumerate(rows) if key(i, r) != k], features)
+            for i, r in enumerate(rows):
+                if key(i, r) == k:
+                    x, y = features(r)
+                    errors[i] = abs(x @ beta / y - 1) * 100
+        by = lambda t: np.mean([e for i, e in errors.items() if rows[i]["T"] == t])
+        print("  %-14s %5.1f%%  1 thread %5.1f%%  2 threads %5.1f%%" %
+              (split, np.mean(list(errors.values())), by(1), by(2)))
+
+
 def fit(rows, features):
     """Least squares on relative errors: features(row) gives (x, measured step seconds)."""
     xs, ys = zip(*(features(r) for r in rows))
