@@ -129,13 +129,13 @@ void Lowerer::Add(OpSignature sig, const std::string& layer, int count) {
   const std::string key = sig.ToString();
   auto it = index_.find(key);
   if (it == index_.end()) {
-    index_[key] = out_.ops.size();
-    out_.ops.push_back({std::move(sig), count, {layer}});
-    return;
+    it = index_.emplace(key, out_.ops.size()).first;
+    out_.ops.push_back({std::move(sig), 0, {layer}});
   }
   StepOp& op = out_.ops[it->second];
   op.count += count;
   if (op.layers.back() != layer) op.layers.push_back(layer);
+  out_.sequence.insert(out_.sequence.end(), count, static_cast<int>(it->second));
 }
 
 void Lowerer::Eltwise(Activation a, int64_t n, const std::string& layer, bool backward) {
@@ -635,14 +635,21 @@ void Lowerer::UnrolledRnn(int i, bool backward) {
   const Dims hidden_proj{{"mb", B()}, {"ic", h}, {"oc", gates * h}, {"bias", 1}};
   const int64_t gate_n = B() * gates * h, unit_n = B() * h;
   const std::string& name = l.name;
+  // Per time step, in the order ATen's cell runs them (RNN.cpp: the hidden projection, the gates'
+  // sum, their activations, the cell and hidden state; the backward pass from the hidden state
+  // back to the gates and the hidden projection's gradients).
   if (!backward) {
     Emit(OpKind::kInnerProductFwd, input_proj, name, "", static_cast<int>(dirs));
-    Emit(OpKind::kInnerProductFwd, hidden_proj, name, "", steps);
-    Emit(OpKind::kBinary, {{"n", gate_n}}, name, "add", steps);
-    Emit(OpKind::kEltwiseFwd, {{"n", (lstm ? 3 : 2) * unit_n}}, name, "sigmoid", steps);
-    Emit(OpKind::kEltwiseFwd, {{"n", unit_n}}, name, "tanh", steps * (lstm ? 2 : 1));
-    Emit(OpKind::kBinary, {{"n", unit_n}}, name, "mul", steps * 3);
-    Emit(OpKind::kBinary, {{"n", unit_n}}, name, "add", steps * (lstm ? 1 : 2));
+    for (int k = 0; k < steps; ++k) {
+      Emit(OpKind::kInnerProductFwd, hidden_proj, name);
+      Emit(OpKind::kBinary, {{"n", gate_n}}, name, "add");
+      Emit(OpKind::kEltwiseFwd, {{"n", (lstm ? 3 : 2) * unit_n}}, name, "sigmoid");
+      Emit(OpKind::kEltwiseFwd, {{"n", unit_n}}, name, "tanh");
+      Emit(OpKind::kBinary, {{"n", unit_n}}, name, "mul", 2);
+      Emit(OpKind::kBinary, {{"n", unit_n}}, name, "add", lstm ? 1 : 2);
+      if (lstm) Emit(OpKind::kEltwiseFwd, {{"n", unit_n}}, name, "tanh");
+      Emit(OpKind::kBinary, {{"n", unit_n}}, name, "mul");
+    }
     return;
   }
   bool data_grad = false;
@@ -650,13 +657,17 @@ void Lowerer::UnrolledRnn(int i, bool backward) {
   // The cell splits its gate pre-activations into views (unsafe_chunk: one for an LSTM, the input
   // and hidden gates' for a GRU); the backward pass concatenates their gradients into one tensor
   // per step. The per-step slices of the input projection are stacked back the same way.
-  Emit(OpKind::kConcat, {{"n", gate_n}}, name, "", steps * (lstm ? 1 : 2));
+  for (int k = 0; k < steps; ++k) {
+    Emit(OpKind::kBinary, {{"n", unit_n}}, name, "mul", 2);
+    if (lstm) Emit(OpKind::kEltwiseBwd, {{"n", unit_n}}, name, "tanh");
+    Emit(OpKind::kBinary, {{"n", unit_n}}, name, "mul", 4);
+    Emit(OpKind::kEltwiseBwd, {{"n", (lstm ? 3 : 2) * unit_n}}, name, "sigmoid");
+    Emit(OpKind::kEltwiseBwd, {{"n", unit_n}}, name, "tanh");
+    Emit(OpKind::kConcat, {{"n", gate_n}}, name, "", lstm ? 1 : 2);
+    Emit(OpKind::kInnerProductBwdData, hidden_proj, name);
+    Emit(OpKind::kInnerProductBwdWeights, hidden_proj, name);
+  }
   Emit(OpKind::kConcat, {{"n", B() * t * gates * h}}, name, "", static_cast<int>(dirs));
-  Emit(OpKind::kBinary, {{"n", unit_n}}, name, "mul", steps * 6);
-  Emit(OpKind::kEltwiseBwd, {{"n", (lstm ? 3 : 2) * unit_n}}, name, "sigmoid", steps);
-  Emit(OpKind::kEltwiseBwd, {{"n", unit_n}}, name, "tanh", steps * (lstm ? 2 : 1));
-  Emit(OpKind::kInnerProductBwdData, hidden_proj, name, "", steps);
-  Emit(OpKind::kInnerProductBwdWeights, hidden_proj, name, "", steps);
   if (data_grad) Emit(OpKind::kInnerProductBwdData, input_proj, name, "", static_cast<int>(dirs));
   Emit(OpKind::kInnerProductBwdWeights, input_proj, name, "", static_cast<int>(dirs));
 }

@@ -94,6 +94,10 @@ struct StepOp {
 
 struct StepOps {
   std::vector<StepOp> ops;  // unique signatures, in first-use order
+  // Every call of the step in the order the framework makes it, as indices into `ops` (index i
+  // appears ops[i].count times): what `profile step` replays. The calls of one layer's op with a
+  // count keep together, but for a recurrent layer's cell, whose ops run time step by time step.
+  std::vector<int> sequence;
 };
 
 Result<StepOps> Lower(const Model& model, const LoweringOptions& options);

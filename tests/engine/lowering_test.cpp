@@ -141,6 +141,38 @@ TEST(LoweringTest, UnrolledLstmLoopsOverSteps) {
   EXPECT_EQ(Count(ops, OpKind::kInnerProductBwdWeights), 2 + 200 + 1);  // + the dense layer
 }
 
+TEST(LoweringTest, SequenceListsEveryCallInOrder) {
+  // Each op appears in the sequence as often as its count says, and the first time in its
+  // first-use order.
+  for (const char* name : {"mnist_cnn", "lstm_text_generation", "imdb_bidirectional_lstm"}) {
+    StepOps ops = LowerZoo(name, 32, Optimizer::kRmsprop);
+    std::vector<int> seen(ops.ops.size(), 0);
+    int next_new = 0;
+    for (int i : ops.sequence) {
+      ASSERT_GE(i, 0);
+      ASSERT_LT(i, static_cast<int>(ops.ops.size()));
+      if (seen[i]++ == 0) EXPECT_EQ(i, next_new++) << name;
+    }
+    for (size_t i = 0; i < ops.ops.size(); ++i) EXPECT_EQ(seen[i], ops.ops[i].count) << name;
+  }
+  // The unrolled cell runs time step by time step: its hidden projection comes back every 9
+  // calls forward (projection, gate sum, sigmoid, tanh, 2 products, sum, tanh, product) and every
+  // 12 backward (2 products, tanh, 4 products, sigmoid, tanh, concat, 2 gradients).
+  StepOps lstm = LowerZoo("lstm_text_generation", 128, Optimizer::kRmsprop);
+  std::vector<size_t> fwd, bwd;
+  for (size_t k = 0; k < lstm.sequence.size(); ++k) {
+    const OpSignature& s = lstm.ops[lstm.sequence[k]].signature;
+    if (s.dim("mb") != 128 || s.dim("ic") != 128 || s.dim("oc") != 512) continue;
+    if (s.kind == OpKind::kInnerProductFwd) fwd.push_back(k);
+    if (s.kind == OpKind::kInnerProductBwdData) bwd.push_back(k);
+  }
+  ASSERT_EQ(fwd.size(), 40u);
+  ASSERT_EQ(bwd.size(), 40u);
+  for (size_t k = 1; k < 40; ++k) {
+    EXPECT_EQ(fwd[k] - fwd[k - 1], 9u);
+    EXPECT_EQ(bwd[k] - bwd[k - 1], 12u);
+  }
+}
 TEST(LoweringTest, RecurrentAndEmbeddingModels) {
   StepOps ops =
       LowerZoo("imdb_bidirectional_lstm", 32, Optimizer::kAdam, true, RnnLowering::kFused);
@@ -248,8 +280,7 @@ TEST(LoweringTest, AutocastKeepsEmbeddingsAndWhatFollowsThemInFp32) {
   ASSERT_TRUE(ops.ok());
   for (const StepOp& op : ops->ops)
     for (const std::string& layer : op.layers)
-      if (layer == "lstm_1")
-        (op.signature.dtype == DType::kFloat32 ? rnn32 : rnn16) += op.count;
+      if (layer == "lstm_1") (op.signature.dtype == DType::kFloat32 ? rnn32 : rnn16) += op.count;
   EXPECT_EQ(rnn16, 0);  // neither its ops nor weight casts
   EXPECT_GT(rnn32, 0);
   LoweringOptions gpu = amp;
