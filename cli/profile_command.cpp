@@ -1,6 +1,6 @@
 // `epochcost profile MODEL...` measures what `predict` needs on this machine's CPU or GPU
-// (--device) and stores it; `profile op SIGNATURE` times one repro line; `profile export|import
-// FILE` moves profiles.
+// (--device) and stores it; `profile op SIGNATURE` times one repro line; `profile step MODEL` runs
+// and times a model's whole step on the CPU; `profile export|import FILE` moves profiles.
 #include <unistd.h>
 
 #include <algorithm>
@@ -35,6 +35,9 @@ struct ProfileOptions {
   std::string signature;
   double min_ms = 200;
   int repeats = 10;
+  // step
+  int steps = 50;
+  int warmup = 5;
 };
 
 Result<std::vector<int>> ParseThreads(const std::string& list) {
@@ -222,6 +225,79 @@ int MeasureOp(const ProfileOptions& o) {
   return kExitOk;
 }
 
+// `profile step MODEL`: the model's whole training step run call after call on this CPU
+// (profiler/cpu/onednn_backend.h ReplayCpuStep), beside what predict adds up from the profile's
+// op means. Nothing is stored: it shows what the ops cost one after another, in one process, with
+// the thread pools handing the cores over between them as in a framework's step.
+int ReplayStep(const ProfileOptions& o) {
+  if (o.models.size() != 1) return ReportError(Status::InvalidArgument("give one model to replay"));
+  if (o.steps < 1)
+    return ReportError(
+        Status::InvalidArgument("--steps must be positive, got " + std::to_string(o.steps)));
+  if (o.warmup < 0)
+    return ReportError(
+        Status::InvalidArgument("--warmup must not be negative, got " + std::to_string(o.warmup)));
+  if (o.batch < 0) return ReportError(Status::InvalidArgument("--batch must be positive"));
+  Result<std::vector<int>> threads = ParseThreads(o.threads);
+  if (!threads.ok()) return ReportError(threads.status());
+  Result<Model> model = LoadModel(o.models.front());
+  if (!model.ok()) return ReportError(model.status());
+  const int64_t batch = o.batch ? o.batch : std::max<int64_t>(model->info().training.batch, 1);
+  std::string optimizer;
+  Result<LoweringOptions> lowering = ResolveLowering(o.lowering, *model, batch, &optimizer);
+  if (!lowering.ok()) return ReportError(lowering.status());
+  Result<StepOps> step = Lower(*model, *lowering);
+  if (!step.ok()) return ReportError(step.status());
+  std::vector<OpSignature> ops;
+  for (const StepOp& op : step->ops) ops.push_back(op.signature);
+  Result<std::unique_ptr<profiler::ProfileStore>> store = OpenProfiles(o.profiles);
+  if (!store.ok()) return ReportError(store.status());
+  const profiler::Fingerprint here = profiler::LocalCpu();
+  (*store)->SelectDevice(here);
+  std::cout << "Model " << model->name() << ", batch " << batch << ", " << PrecisionName(*lowering)
+            << ", " << optimizer << ": a training step of " << step->sequence.size() << " calls ("
+            << ops.size() << " distinct ops) on " << here.model << "\n";
+  std::vector<std::vector<std::string>> rows = {{"Threads", "Replayed median (ms)", "p10", "p90",
+                                                 "Mean", "Steps", "Profile's op means (ms)"}};
+  auto ms = [](Seconds s) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.3f", s.milliseconds());
+    return std::string(b);
+  };
+  int missing = 0;
+  for (int t : *threads) {
+    Result<profiler::Measurement> m = profiler::ReplayCpuStep(ops, step->sequence,
+                                                              {.threads = t,
+                                                               .warmup = o.warmup,
+                                                               .min_repeats = o.steps,
+                                                               .min_time = Seconds(),
+                                                               .mean_within = 1});
+    if (!m.ok()) return ReportError(m.status());
+    Seconds sum;
+    bool all = true;
+    for (const StepOp& op : step->ops) {
+      std::optional<OpTime> stored = (*store)->Find(op.signature, t);
+      if (!stored) {
+        all = false;
+        continue;
+      }
+      sum += stored->mean * op.count;
+    }
+    if (!all) ++missing;
+    rows.push_back({std::to_string(t), ms(m->median), ms(m->p10), ms(m->p90), ms(m->mean),
+                    std::to_string(m->count), all ? ms(sum) : "-"});
+  }
+  std::cout << RenderTable(rows, {true, true, true, true, true, true, true});
+  std::cout << "Profile's op means: the sum over the step's calls of each op's mean in the profile "
+               "store, the kernels `predict --on local-cpu` adds up (before its per-op "
+               "overhead)";
+  if (missing > 0)
+    std::cout << "; \"-\": not every op is profiled at that thread count (`epochcost profile "
+              << o.models.front() << " --threads " << o.threads << "`)";
+  std::cout << ".\n";
+  return kExitOk;
+}
+
 int Export(const ProfileOptions& o) {
   Result<std::unique_ptr<profiler::ProfileStore>> store = OpenProfiles(o.profiles);
   if (!store.ok()) return ReportError(store.status());
@@ -366,6 +442,26 @@ void RegisterProfileCommand(CLI::App& app, CommandFn* run) {
       "Example:\n  epochcost profile op \"ip_fwd dt=f32 bias=1 ic=1024 mb=1024 oc=1024\" "
       "--threads 1,2");
   op->callback([run, o] { *run = [o] { return MeasureOp(*o); }; });
+
+  CLI::App* step = profile->add_subcommand(
+      "step",
+      "Run a model's whole training step on this CPU, call after call, and time it (nothing is "
+      "stored)");
+  step->add_option("MODEL", o->models, "A zoo name or model file")->required();
+  step->add_option("--threads", o->threads, "CPU thread counts, e.g. 1,2 (default 1)");
+  CLI::Option* step_batch =
+      step->add_option("--batch", o->batch, "Batch size (default: the model's own)");
+  step->add_option("--steps", o->steps, "Timed steps (default 50, as the reference harness)");
+  step->add_option("--warmup", o->warmup, "Untimed steps first (default 5)");
+  step->add_option("--profiles", o->profiles, "Profile database, for the op means beside it");
+  AddLoweringFlags(step, &o->lowering);
+  step->footer("Example:\n  epochcost profile step lstm_text_generation --threads 1,2");
+  step->callback([run, o, step_batch] {
+    *run = [o, counts = CheckCounts({{step_batch, 1}})] {
+      if (!counts.ok()) return ReportError(counts);
+      return ReplayStep(*o);
+    };
+  });
 
   CLI::App* exp =
       profile->add_subcommand("export", "Write this machine's CPU or GPU profile as JSON");

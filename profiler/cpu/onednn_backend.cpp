@@ -398,53 +398,75 @@ bool IsOwnKernel(const OpSignature& s) {
          (k == OpKind::kReduce && s.dtype == DType::kFloat32);
 }
 
+Status CheckCpuSignature(const OpSignature& sig, int threads) {
+  if (threads <= 0)
+    return Status::InvalidArgument("threads must be positive, got " + std::to_string(threads));
+  if (sig.dtype == DType::kTFloat32)
+    return Status::Unsupported(sig.ToString() +
+                               ": tf32 is a GPU tensor-core math mode; on a CPU use f32");
+  return Status::Ok();
+}
+
+bool IsAtenProduct(const OpSignature& sig) {
+  return sig.dim("aten") != 0 &&
+         (sig.kind == OpKind::kInnerProductFwd || sig.kind == OpKind::kInnerProductBwdData ||
+          sig.kind == OpKind::kInnerProductBwdWeights);
+}
+
+// One call of `sig` on buffers of its own, ready to run again and again: ATen's kernel
+// (`before`: the work a step runs just ahead of it, where that changes its time), the project's
+// own, or oneDNN's primitive (`note`: the implementation oneDNN chose).
+struct CpuCall {
+  std::function<void()> run;
+  std::function<void()> before;
+  std::string note;
+};
+
+Result<CpuCall> MakeCpuCall(const OpSignature& sig, const dnnl::engine& engine,
+                            dnnl::stream& stream) {
+  if (sig.dim("aten") != 0) {
+    Result<AtenCall> call = AtenKernel(sig);
+    if (!call.ok()) return call.status();
+    return CpuCall{call->run, call->before, ""};
+  }
+  if (IsOwnKernel(sig)) {
+    Result<std::function<void()>> run = OwnKernel(sig);
+    if (!run.ok()) return run.status();
+    return CpuCall{*run, nullptr, ""};
+  }
+  try {
+    auto p = std::make_shared<Prepared>(Builder(sig, engine).Build());
+    return CpuCall{[p, &stream] {
+                     p->primitive.execute(stream, p->args);
+                     stream.wait();
+                   },
+                   nullptr, "oneDNN " + p->note};
+  } catch (const dnnl::error& e) {
+    return Status::Unsupported(sig.ToString() + ": oneDNN cannot run it here (" + e.what() + ")");
+  } catch (const std::exception& e) {
+    return Status::Internal(sig.ToString() + ": " + e.what());
+  }
+}
+
 class CpuBackend : public Backend {
  public:
   CpuBackend() : engine_(dnnl::engine::kind::cpu, 0), stream_(engine_) {}
   std::string kind() const override { return "cpu"; }
 
   Result<Measurement> Measure(const OpSignature& sig, const MeasureOptions& options) override {
-    if (options.threads <= 0)
-      return Status::InvalidArgument("threads must be positive, got " +
-                                     std::to_string(options.threads));
-    if (sig.dtype == DType::kTFloat32)
-      return Status::Unsupported(sig.ToString() +
-                                 ": tf32 is a GPU tensor-core math mode; on a CPU use f32");
+    if (Status s = CheckCpuSignature(sig, options.threads); !s.ok()) return s;
     omp_set_num_threads(options.threads);
-    const bool aten = sig.dim("aten") != 0;
     // A BLAS product's time depends on the products its process ran before (blas_probe.h).
-    if (aten && (sig.kind == OpKind::kInnerProductFwd || sig.kind == OpKind::kInnerProductBwdData ||
-                 sig.kind == OpKind::kInnerProductBwdWeights))
-      return MeasureInFreshProcess(sig, options);
+    if (IsAtenProduct(sig)) return MeasureInFreshProcess(sig, options);
+    Result<CpuCall> call = MakeCpuCall(sig, engine_, stream_);
+    if (!call.ok()) return call.status();
     // Every other op of an f32 step runs beside OpenBLAS's polling workers (null at one thread).
     // A bf16 step has no BLAS products (PyTorch hands them to oneDNN), so its workers sleep.
-    const std::function<void()> polling =
-        sig.dtype == DType::kFloat32 ? BlasWorkersPolling() : nullptr;
-    if (aten) {
-      Result<AtenCall> call = AtenKernel(sig);
-      if (!call.ok()) return call.status();
-      return TimeRuns(call->run, options, call->before ? call->before : polling);
-    }
-    if (IsOwnKernel(sig)) {
-      Result<std::function<void()>> run = OwnKernel(sig);
-      if (!run.ok()) return run.status();
-      return TimeRuns(*run, options, polling);
-    }
-    try {
-      Prepared p = Builder(sig, engine_).Build();
-      Measurement m = TimeRuns(
-          [&] {
-            p.primitive.execute(stream_, p.args);
-            stream_.wait();
-          },
-          options, polling);
-      m.note = "oneDNN " + p.note;
-      return m;
-    } catch (const dnnl::error& e) {
-      return Status::Unsupported(sig.ToString() + ": oneDNN cannot run it here (" + e.what() + ")");
-    } catch (const std::exception& e) {
-      return Status::Internal(sig.ToString() + ": " + e.what());
-    }
+    std::function<void()> before = call->before;
+    if (!before && sig.dtype == DType::kFloat32) before = BlasWorkersPolling();
+    Measurement m = TimeRuns(call->run, options, before);
+    m.note = call->note;
+    return m;
   }
 
  private:
@@ -453,6 +475,30 @@ class CpuBackend : public Backend {
 };
 
 }  // namespace
+
+Result<Measurement> ReplayCpuStep(const std::vector<OpSignature>& ops,
+                                  const std::vector<int>& sequence, const MeasureOptions& options) {
+  if (sequence.empty()) return Status::InvalidArgument("the step has no ops to replay");
+  dnnl::engine engine(dnnl::engine::kind::cpu, 0);
+  dnnl::stream stream(engine);
+  omp_set_num_threads(options.threads);
+  std::vector<std::function<void()>> calls;
+  for (const OpSignature& sig : ops) {
+    if (Status s = CheckCpuSignature(sig, options.threads); !s.ok()) return s;
+    Result<CpuCall> call = MakeCpuCall(sig, engine, stream);
+    if (!call.ok()) return call.status();
+    calls.push_back(call->run);
+  }
+  for (int i : sequence)
+    if (i < 0 || i >= static_cast<int>(calls.size()))
+      return Status::InvalidArgument("op index " + std::to_string(i) + " outside the step's " +
+                                     std::to_string(calls.size()) + " ops");
+  return TimeRuns(
+      [&] {
+        for (int i : sequence) calls[i]();
+      },
+      options);
+}
 
 std::unique_ptr<Backend> MakeCpuBackend() { return std::make_unique<CpuBackend>(); }
 

@@ -5,12 +5,22 @@
 #define EPOCHCOST_PROFILER_CPU_ONEDNN_BACKEND_H_
 
 #include <memory>
+#include <vector>
 
 #include "profiler/backend.h"
 
 namespace epochcost::profiler {
 
 std::unique_ptr<Backend> MakeCpuBackend();
+
+// Runs a whole step on this CPU, call after call as `sequence` lists them (indices into `ops`,
+// StepOps::sequence), each op on buffers of its own, and times the step as Measure times one op.
+// Unlike Measure, nothing is run ahead of an op to stand in for the step around it, and BLAS
+// products run in this process: the step's own ops are around them, and the thread pools
+// (OpenMP's, the system BLAS's) hand the cores over between calls as they do in a framework's
+// step. ATen's and oneDNN's kernels are the same ones Measure times.
+Result<Measurement> ReplayCpuStep(const std::vector<OpSignature>& ops,
+                                  const std::vector<int>& sequence, const MeasureOptions& options);
 
 // oneDNN's version, "2.6.3".
 std::string OneDnnVersion();

@@ -1,0 +1,64 @@
+// `profile step`'s replay of a whole training step on the CPU (profiler/cpu/onednn_backend.h
+// ReplayCpuStep): it runs every call of the lowered step and times the step; no time is asserted.
+#include <gtest/gtest.h>
+
+#include "engine/lowering.h"
+#include "engine/zoo.h"
+#include "profiler/cpu/onednn_backend.h"
+
+namespace epochcost::profiler {
+namespace {
+
+struct Step {
+  std::vector<OpSignature> ops;
+  std::vector<int> sequence;
+};
+
+Step LowerForReplay(const char* model, int64_t batch) {
+  Result<Model> m = LoadZooModel(model);
+  EXPECT_TRUE(m.ok());
+  Result<StepOps> step = Lower(*m, {.batch = batch,
+                                    .optimizer = Optimizer::kRmsprop,
+                                    .rnn = RnnLowering::kUnrolled,
+                                    .aten_kernels = true});
+  EXPECT_TRUE(step.ok()) << step.status().message();
+  Step out;
+  for (const StepOp& op : step->ops) out.ops.push_back(op.signature);
+  out.sequence = step->sequence;
+  return out;
+}
+
+const MeasureOptions kThreeSteps{
+    .threads = 1, .warmup = 1, .min_repeats = 3, .min_time = Seconds(), .mean_within = 1};
+
+TEST(StepReplayTest, RunsEveryCallOfAStep) {
+  // A dense model with BLAS products, dropout and RMSprop's passes, and a recurrent one whose
+  // cell runs time step by time step.
+  for (const char* model : {"mnist_mlp", "lstm_text_generation"}) {
+    Step step = LowerForReplay(model, 8);
+    Result<Measurement> m = ReplayCpuStep(step.ops, step.sequence, kThreeSteps);
+    ASSERT_TRUE(m.ok()) << model << ": " << m.status().message();
+    EXPECT_EQ(m->count, 3) << model;
+    EXPECT_GT(m->median.seconds(), 0) << model;
+    EXPECT_LE(m->p10.seconds(), m->median.seconds()) << model;
+    EXPECT_LE(m->median.seconds(), m->p90.seconds()) << model;
+  }
+}
+
+TEST(StepReplayTest, BadStepsAreErrors) {
+  Step step = LowerForReplay("mnist_mlp", 8);
+  EXPECT_EQ(ReplayCpuStep(step.ops, {}, kThreeSteps).status().message(),
+            "the step has no ops to replay");
+  const int n = static_cast<int>(step.ops.size());
+  EXPECT_EQ(ReplayCpuStep(step.ops, {0, n}, kThreeSteps).status().message(),
+            "op index " + std::to_string(n) + " outside the step's " + std::to_string(n) + " ops");
+  MeasureOptions no_threads = kThreeSteps;
+  no_threads.threads = 0;
+  EXPECT_EQ(ReplayCpuStep(step.ops, step.sequence, no_threads).status().message(),
+            "threads must be positive, got 0");
+  std::vector<OpSignature> tf32 = {*OpSignature::Parse("eltwise_fwd dt=tf32 alg=relu n=64")};
+  EXPECT_EQ(ReplayCpuStep(tf32, {0}, kThreeSteps).status().code(), StatusCode::kUnsupported);
+}
+
+}  // namespace
+}  // namespace epochcost::profiler
