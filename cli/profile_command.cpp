@@ -38,6 +38,7 @@ struct ProfileOptions {
   // step
   int steps = 50;
   int warmup = 5;
+  int top_ops = 10;
 };
 
 Result<std::vector<int>> ParseThreads(const std::string& list) {
@@ -237,6 +238,9 @@ int ReplayStep(const ProfileOptions& o) {
   if (o.warmup < 0)
     return ReportError(
         Status::InvalidArgument("--warmup must not be negative, got " + std::to_string(o.warmup)));
+  if (o.top_ops < 0)
+    return ReportError(
+        Status::InvalidArgument("--ops must not be negative, got " + std::to_string(o.top_ops)));
   if (o.batch < 0) return ReportError(Status::InvalidArgument("--batch must be positive"));
   Result<std::vector<int>> threads = ParseThreads(o.threads);
   if (!threads.ok()) return ReportError(threads.status());
@@ -265,27 +269,44 @@ int ReplayStep(const ProfileOptions& o) {
     return std::string(b);
   };
   int missing = 0;
+  // Per thread count, the ops with the most time inside the step: one call's mean there and in
+  // the profile.
+  std::vector<std::vector<std::string>> top = {
+      {"Threads", "Share", "ms/step", "Count", "In step (ms/call)", "Profile (ms/call)", "Op"}};
   for (int t : *threads) {
-    Result<profiler::Measurement> m = profiler::ReplayCpuStep(ops, step->sequence,
-                                                              {.threads = t,
-                                                               .warmup = o.warmup,
-                                                               .min_repeats = o.steps,
-                                                               .min_time = Seconds(),
-                                                               .mean_within = 1});
-    if (!m.ok()) return ReportError(m.status());
-    Seconds sum;
+    Result<profiler::StepReplay> r = profiler::ReplayCpuStep(ops, step->sequence,
+                                                             {.threads = t,
+                                                              .warmup = o.warmup,
+                                                              .min_repeats = o.steps,
+                                                              .min_time = Seconds(),
+                                                              .mean_within = 1});
+    if (!r.ok()) return ReportError(r.status());
+    const profiler::Measurement& m = r->step;
+    Seconds sum, in_step;
     bool all = true;
-    for (const StepOp& op : step->ops) {
-      std::optional<OpTime> stored = (*store)->Find(op.signature, t);
-      if (!stored) {
-        all = false;
-        continue;
-      }
-      sum += stored->mean * op.count;
+    std::vector<std::optional<OpTime>> stored;
+    for (size_t i = 0; i < ops.size(); ++i) {
+      stored.push_back((*store)->Find(ops[i], t));
+      in_step += r->op_mean[i] * step->ops[i].count;
+      if (stored.back()) sum += stored.back()->mean * step->ops[i].count;
+      all = all && stored.back().has_value();
     }
     if (!all) ++missing;
-    rows.push_back({std::to_string(t), ms(m->median), ms(m->p10), ms(m->p90), ms(m->mean),
-                    std::to_string(m->count), all ? ms(sum) : "-"});
+    rows.push_back({std::to_string(t), ms(m.median), ms(m.p10), ms(m.p90), ms(m.mean),
+                    std::to_string(m.count), all ? ms(sum) : "-"});
+    std::vector<size_t> order(ops.size());
+    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
+    auto per_step = [&](size_t i) { return r->op_mean[i] * step->ops[i].count; };
+    std::stable_sort(order.begin(), order.end(),
+                     [&](size_t a, size_t b) { return per_step(a) > per_step(b); });
+    for (size_t k = 0; k < order.size() && static_cast<int>(k) < o.top_ops; ++k) {
+      const size_t i = order[k];
+      char share[16];
+      std::snprintf(share, sizeof share, "%.1f%%",
+                    in_step.seconds() > 0 ? 100 * per_step(i).seconds() / in_step.seconds() : 0.0);
+      top.push_back({std::to_string(t), share, ms(per_step(i)), std::to_string(step->ops[i].count),
+                     ms(r->op_mean[i]), stored[i] ? ms(stored[i]->mean) : "-", ops[i].ToString()});
+    }
   }
   std::cout << RenderTable(rows, {true, true, true, true, true, true, true});
   std::cout << "Profile's op means: the sum over the step's calls of each op's mean in the profile "
@@ -295,6 +316,10 @@ int ReplayStep(const ProfileOptions& o) {
     std::cout << "; \"-\": not every op is profiled at that thread count (`epochcost profile "
               << o.models.front() << " --threads " << o.threads << "`)";
   std::cout << ".\n";
+  if (o.top_ops > 0)
+    std::cout << "\nThe ops with the most time in the replayed steps (a call's mean there, and in "
+                 "the profile):\n"
+              << RenderTable(top, {true, true, true, true, true, true, false});
   return kExitOk;
 }
 
@@ -453,6 +478,9 @@ void RegisterProfileCommand(CLI::App& app, CommandFn* run) {
       step->add_option("--batch", o->batch, "Batch size (default: the model's own)");
   step->add_option("--steps", o->steps, "Timed steps (default 50, as the reference harness)");
   step->add_option("--warmup", o->warmup, "Untimed steps first (default 5)");
+  step->add_option("--ops", o->top_ops,
+                   "List this many ops with the most time inside the step, per thread count "
+                   "(default 10; 0: none)");
   step->add_option("--profiles", o->profiles, "Profile database, for the op means beside it");
   AddLoweringFlags(step, &o->lowering);
   step->footer("Example:\n  epochcost profile step lstm_text_generation --threads 1,2");

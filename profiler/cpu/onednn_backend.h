@@ -13,14 +13,21 @@ namespace epochcost::profiler {
 
 std::unique_ptr<Backend> MakeCpuBackend();
 
+// A whole step, replayed: the time of each step, and of one call of each distinct op inside it
+// (op_mean[i] for ops[i]: the mean over the timed steps' calls).
+struct StepReplay {
+  Measurement step;
+  std::vector<Seconds> op_mean;
+};
+
 // Runs a whole step on this CPU, call after call as `sequence` lists them (indices into `ops`,
-// StepOps::sequence), each op on buffers of its own, and times the step as Measure times one op.
-// Unlike Measure, nothing is run ahead of an op to stand in for the step around it, and BLAS
-// products run in this process: the step's own ops are around them, and the thread pools
-// (OpenMP's, the system BLAS's) hand the cores over between calls as they do in a framework's
-// step. ATen's and oneDNN's kernels are the same ones Measure times.
-Result<Measurement> ReplayCpuStep(const std::vector<OpSignature>& ops,
-                                  const std::vector<int>& sequence, const MeasureOptions& options);
+// StepOps::sequence), each op on buffers of its own, and times the step as Measure times one op,
+// and each call within it. Unlike Measure, nothing is run ahead of an op to stand in for the step
+// around it, and BLAS products run in this process: the step's own ops are around them, and the
+// thread pools (OpenMP's, the system BLAS's) hand the cores over between calls as they do in a
+// framework's step. ATen's and oneDNN's kernels are the same ones Measure times.
+Result<StepReplay> ReplayCpuStep(const std::vector<OpSignature>& ops,
+                                 const std::vector<int>& sequence, const MeasureOptions& options);
 
 // oneDNN's version, "2.6.3".
 std::string OneDnnVersion();

@@ -1,5 +1,6 @@
 // `profile step`'s replay of a whole training step on the CPU (profiler/cpu/onednn_backend.h
-// ReplayCpuStep): it runs every call of the lowered step and times the step; no time is asserted.
+// ReplayCpuStep): it runs every call of the lowered step and times the step and each call; no
+// time is asserted.
 #include <gtest/gtest.h>
 
 #include "engine/lowering.h"
@@ -36,12 +37,23 @@ TEST(StepReplayTest, RunsEveryCallOfAStep) {
   // cell runs time step by time step.
   for (const char* model : {"mnist_mlp", "lstm_text_generation"}) {
     Step step = LowerForReplay(model, 8);
-    Result<Measurement> m = ReplayCpuStep(step.ops, step.sequence, kThreeSteps);
-    ASSERT_TRUE(m.ok()) << model << ": " << m.status().message();
+    Result<StepReplay> r = ReplayCpuStep(step.ops, step.sequence, kThreeSteps);
+    ASSERT_TRUE(r.ok()) << model << ": " << r.status().message();
+    const Measurement* m = &r->step;
     EXPECT_EQ(m->count, 3) << model;
     EXPECT_GT(m->median.seconds(), 0) << model;
     EXPECT_LE(m->p10.seconds(), m->median.seconds()) << model;
     EXPECT_LE(m->median.seconds(), m->p90.seconds()) << model;
+    // Every op ran inside the timed steps, and the calls' times fit within the steps'.
+    ASSERT_EQ(r->op_mean.size(), step.ops.size());
+    std::vector<int> count(step.ops.size(), 0);
+    for (int i : step.sequence) ++count[i];
+    double calls = 0;
+    for (size_t i = 0; i < step.ops.size(); ++i) {
+      EXPECT_GT(r->op_mean[i].seconds(), 0) << model << " " << step.ops[i].ToString();
+      calls += r->op_mean[i].seconds() * count[i];
+    }
+    EXPECT_LE(calls, m->mean.seconds() * 1.0001) << model;
   }
 }
 
