@@ -30,6 +30,7 @@ struct ProfileOptions {
   std::string profiles, file, device = "cpu";
   LoweringFlags lowering;
   bool force = false;
+  bool in_step = false;                  // time each op inside its model's replayed step (CPU)
   std::vector<std::string> force_kinds;  // measure these op kinds again, the rest only if missing
   // op
   std::string signature;
@@ -106,6 +107,48 @@ void Progress(int done, int total, const std::string& what) {
   if (done == total) std::cerr << "\n";
 }
 
+// `profile --in-step`: each model's validation pass, then its training step, replayed on this CPU
+// at each thread count (ReplayCpuStep), and every op stored at its calls' times inside the step,
+// where the step's own ops, not a stand-in, run before each call. A signature two models (or a
+// model's two passes) share keeps the times of the last step replayed: the training step of the
+// last model given. Returns the rows stored.
+Result<int> ProfileInStep(const ProfileOptions& o, const std::vector<int>& threads,
+                          const profiler::Fingerprint& here, profiler::ProfileStore& store,
+                          const std::string& today) {
+  int stored = 0;
+  for (int t : threads)
+    for (const std::string& spec : o.models) {
+      Result<Model> model = LoadModel(spec);
+      if (!model.ok()) return model.status();
+      const int64_t batch = o.batch ? o.batch : std::max<int64_t>(model->info().training.batch, 1);
+      Result<LoweringOptions> lowering = ResolveLowering(o.lowering, *model, batch);
+      if (!lowering.ok()) return lowering.status();
+      for (bool training : {false, true}) {
+        lowering->training = training;
+        Result<StepOps> step = Lower(*model, *lowering);
+        if (!step.ok()) return step.status();
+        std::vector<OpSignature> ops;
+        for (const StepOp& op : step->ops) ops.push_back(op.signature);
+        Progress(0, 1,
+                 model->name() + (training ? " training step" : " validation pass") + " at " +
+                     std::to_string(t) + " thread(s)");
+        Result<profiler::StepReplay> r = profiler::ReplayCpuStep(ops, step->sequence,
+                                                                 {.threads = t,
+                                                                  .warmup = o.warmup,
+                                                                  .min_repeats = o.steps,
+                                                                  .min_time = Seconds(),
+                                                                  .mean_within = 1});
+        if (!r.ok()) return r.status();
+        for (size_t i = 0; i < ops.size(); ++i) {
+          EPOCHCOST_RETURN_IF_ERROR(store.Put(here, {ops[i].ToString(), t, r->ops[i], today}));
+          ++stored;
+        }
+      }
+    }
+  Progress(1, 1, "");
+  return stored;
+}
+
 int ProfileModels(const ProfileOptions& o) {
   Result<std::vector<int>> threads = ParseThreads(o.device == "gpu" ? "1" : o.threads);
   if (!threads.ok()) return ReportError(threads.status());
@@ -116,6 +159,10 @@ int ProfileModels(const ProfileOptions& o) {
     if (!k.ok()) return ReportError(k.status().WithContext("--force-kind"));
     force_kinds.insert(*k);
   }
+  if (o.in_step && o.device != "cpu")
+    return ReportError(Status::InvalidArgument(
+        "--in-step replays a step on this machine's CPU; it does not apply to --device " +
+        o.device));
   Result<LocalDevice> device = OpenDevice(o.device);
   if (!device.ok()) return ReportError(device.status());
   Result<std::unique_ptr<profiler::ProfileStore>> store = OpenProfiles(o.profiles);
@@ -142,6 +189,12 @@ int ProfileModels(const ProfileOptions& o) {
   profiler::Backend& backend = *device->backend;
   const std::string today = TodayIso();
   int measured = 0, reused = 0;
+  if (o.in_step) {
+    Result<int> n = ProfileInStep(o, *threads, here, **store, today);
+    if (!n.ok()) return ReportError(n.status());
+    measured = *n;
+    wanted.clear();  // every signature was just measured, inside its step
+  }
   std::vector<std::string> skipped;  // what the backend cannot run, with its reason
   std::vector<std::pair<std::string, int>> todo;
   for (int t : *threads)
@@ -184,8 +237,12 @@ int ProfileModels(const ProfileOptions& o) {
       if (!s.ok()) return ReportError(s);
     }
   }
-  std::cout << "profiled on " << here.model << " (" << here.library << "): " << measured
-            << " signatures measured, " << reused << " already stored\n";
+  if (o.in_step)
+    std::cout << "profiled on " << here.model << " (" << here.library << "): " << measured
+              << " op times stored from replayed steps\n";
+  else
+    std::cout << "profiled on " << here.model << " (" << here.library << "): " << measured
+              << " signatures measured, " << reused << " already stored\n";
   if (!skipped.empty()) {
     std::cerr << "epochcost: warning: " << skipped.size()
               << " signatures could not be measured on this device (first: " << skipped.front()
@@ -287,7 +344,7 @@ int ReplayStep(const ProfileOptions& o) {
     std::vector<std::optional<OpTime>> stored;
     for (size_t i = 0; i < ops.size(); ++i) {
       stored.push_back((*store)->Find(ops[i], t));
-      in_step += r->op_mean[i] * step->ops[i].count;
+      in_step += r->ops[i].mean * step->ops[i].count;
       if (stored.back()) sum += stored.back()->mean * step->ops[i].count;
       all = all && stored.back().has_value();
     }
@@ -296,7 +353,7 @@ int ReplayStep(const ProfileOptions& o) {
                     std::to_string(m.count), all ? ms(sum) : "-"});
     std::vector<size_t> order(ops.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    auto per_step = [&](size_t i) { return r->op_mean[i] * step->ops[i].count; };
+    auto per_step = [&](size_t i) { return r->ops[i].mean * step->ops[i].count; };
     std::stable_sort(order.begin(), order.end(),
                      [&](size_t a, size_t b) { return per_step(a) > per_step(b); });
     for (size_t k = 0; k < order.size() && static_cast<int>(k) < o.top_ops; ++k) {
@@ -305,7 +362,7 @@ int ReplayStep(const ProfileOptions& o) {
       std::snprintf(share, sizeof share, "%.1f%%",
                     in_step.seconds() > 0 ? 100 * per_step(i).seconds() / in_step.seconds() : 0.0);
       top.push_back({std::to_string(t), share, ms(per_step(i)), std::to_string(step->ops[i].count),
-                     ms(r->op_mean[i]), stored[i] ? ms(stored[i]->mean) : "-", ops[i].ToString()});
+                     ms(r->ops[i].mean), stored[i] ? ms(stored[i]->mean) : "-", ops[i].ToString()});
     }
   }
   std::cout << RenderTable(rows, {true, true, true, true, true, true, true});
@@ -439,6 +496,9 @@ void RegisterProfileCommand(CLI::App& app, CommandFn* run) {
                    "Measure again the stored ops of these kinds only, e.g. "
                    "eltwise_fwd,eltwise_bwd,binary (after a change to how the profiler times them)")
       ->delimiter(',');
+  profile->add_flag("--in-step", o->in_step,
+                    "Time each op inside its model's replayed step (50 steps after 5 warm-up, "
+                    "as `profile step`), not alone, and store those times (CPU)");
   AddLoweringFlags(profile, &o->lowering);
   profile->footer(
       "Examples:\n  epochcost profile mnist_cnn mnist_mlp --threads 1,2\n"

@@ -495,10 +495,9 @@ Result<StepReplay> ReplayCpuStep(const std::vector<OpSignature>& ops,
       return Status::InvalidArgument("op index " + std::to_string(i) + " outside the step's " +
                                      std::to_string(calls.size()) + " ops");
   // Each call is timed too (two clock reads, tens of nanoseconds, against microseconds a call);
-  // the warm-up steps' calls are left out of the sums.
+  // the warm-up steps' calls are left out.
   using Clock = std::chrono::steady_clock;
-  std::vector<double> op_seconds(ops.size(), 0.0);
-  std::vector<int64_t> op_calls(ops.size(), 0);
+  std::vector<std::vector<double>> call_seconds(ops.size());
   int steps_run = 0;
   StepReplay out;
   out.step = TimeRuns(
@@ -507,14 +506,16 @@ Result<StepReplay> ReplayCpuStep(const std::vector<OpSignature>& ops,
         for (int i : sequence) {
           const auto start = Clock::now();
           calls[i]();
-          if (!timed) continue;
-          op_seconds[i] += std::chrono::duration<double>(Clock::now() - start).count();
-          ++op_calls[i];
+          if (timed)
+            call_seconds[i].push_back(std::chrono::duration<double>(Clock::now() - start).count());
         }
       },
       options);
-  for (size_t i = 0; i < ops.size(); ++i)
-    out.op_mean.push_back(Seconds::FromSeconds(op_calls[i] ? op_seconds[i] / op_calls[i] : 0.0));
+  for (std::vector<double>& samples : call_seconds) {
+    if (samples.empty()) samples.push_back(0.0);  // an op the sequence never calls
+    out.ops.push_back(Summarize(std::move(samples)));
+    out.ops.back().note = "timed inside the replayed step";
+  }
   return out;
 }
 

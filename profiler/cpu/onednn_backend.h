@@ -14,10 +14,10 @@ namespace epochcost::profiler {
 std::unique_ptr<Backend> MakeCpuBackend();
 
 // A whole step, replayed: the time of each step, and of one call of each distinct op inside it
-// (op_mean[i] for ops[i]: the mean over the timed steps' calls).
+// (ops[i] for the step's ops[i]: over every call of it in the timed steps).
 struct StepReplay {
   Measurement step;
-  std::vector<Seconds> op_mean;
+  std::vector<Measurement> ops;
 };
 
 // Runs a whole step on this CPU, call after call as `sequence` lists them (indices into `ops`,

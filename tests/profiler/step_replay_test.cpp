@@ -45,13 +45,14 @@ TEST(StepReplayTest, RunsEveryCallOfAStep) {
     EXPECT_LE(m->p10.seconds(), m->median.seconds()) << model;
     EXPECT_LE(m->median.seconds(), m->p90.seconds()) << model;
     // Every op ran inside the timed steps, and the calls' times fit within the steps'.
-    ASSERT_EQ(r->op_mean.size(), step.ops.size());
+    ASSERT_EQ(r->ops.size(), step.ops.size());
     std::vector<int> count(step.ops.size(), 0);
     for (int i : step.sequence) ++count[i];
     double calls = 0;
     for (size_t i = 0; i < step.ops.size(); ++i) {
-      EXPECT_GT(r->op_mean[i].seconds(), 0) << model << " " << step.ops[i].ToString();
-      calls += r->op_mean[i].seconds() * count[i];
+      EXPECT_EQ(r->ops[i].count, count[i] * 3) << model << " " << step.ops[i].ToString();
+      EXPECT_GT(r->ops[i].mean.seconds(), 0) << model << " " << step.ops[i].ToString();
+      calls += r->ops[i].mean.seconds() * count[i];
     }
     EXPECT_LE(calls, m->mean.seconds() * 1.0001) << model;
   }
