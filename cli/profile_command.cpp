@@ -140,6 +140,7 @@ Result<int> ProfileInStep(const ProfileOptions& o, const std::vector<int>& threa
                                                                   .mean_within = 1});
         if (!r.ok()) return r.status();
         for (size_t i = 0; i < ops.size(); ++i) {
+          if (r->ops[i].count == 0) continue;  // listed with no call (a count of 0)
           EPOCHCOST_RETURN_IF_ERROR(store.Put(here, {ops[i].ToString(), t, r->ops[i], today}));
           ++stored;
         }

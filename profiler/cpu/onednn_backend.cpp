@@ -465,9 +465,13 @@ class CpuBackend : public Backend {
     // A bf16 step has no BLAS products (PyTorch hands them to oneDNN), so its workers sleep.
     std::function<void()> before = call->before;
     if (!before && sig.dtype == DType::kFloat32) before = BlasWorkersPolling();
-    Measurement m = TimeRuns(call->run, options, before);
-    m.note = call->note;
-    return m;
+    try {
+      Measurement m = TimeRuns(call->run, options, before);
+      m.note = call->note;
+      return m;
+    } catch (const dnnl::error& e) {
+      return Status::Unsupported(sig.ToString() + ": oneDNN cannot run it here (" + e.what() + ")");
+    }
   }
 
  private:
@@ -500,20 +504,26 @@ Result<StepReplay> ReplayCpuStep(const std::vector<OpSignature>& ops,
   std::vector<std::vector<double>> call_seconds(ops.size());
   int steps_run = 0;
   StepReplay out;
-  out.step = TimeRuns(
-      [&] {
-        const bool timed = steps_run++ >= options.warmup;
-        for (int i : sequence) {
-          const auto start = Clock::now();
-          calls[i]();
-          if (timed)
-            call_seconds[i].push_back(std::chrono::duration<double>(Clock::now() - start).count());
-        }
-      },
-      options);
+  try {
+    out.step = TimeRuns(
+        [&] {
+          const bool timed = steps_run++ >= options.warmup;
+          for (int i : sequence) {
+            const auto start = Clock::now();
+            calls[i]();
+            if (timed)
+              call_seconds[i].push_back(
+                  std::chrono::duration<double>(Clock::now() - start).count());
+          }
+        },
+        options);
+  } catch (const dnnl::error& e) {
+    return Status::Unsupported(std::string("oneDNN failed while replaying the step (") + e.what() +
+                               ")");
+  }
   for (std::vector<double>& samples : call_seconds) {
-    if (samples.empty()) samples.push_back(0.0);  // an op the sequence never calls
-    out.ops.push_back(Summarize(std::move(samples)));
+    out.ops.push_back(samples.empty() ? Measurement{}  // an op the sequence never calls: count 0
+                                      : Summarize(std::move(samples)));
     out.ops.back().note = "timed inside the replayed step";
   }
   return out;

@@ -58,6 +58,15 @@ TEST(StepReplayTest, RunsEveryCallOfAStep) {
   }
 }
 
+TEST(StepReplayTest, AnOpNeverCalledHasNoRuns) {
+  const std::vector<OpSignature> ops = {*OpSignature::Parse("eltwise_fwd dt=f32 alg=relu n=64"),
+                                        *OpSignature::Parse("eltwise_fwd dt=f32 alg=tanh n=64")};
+  Result<StepReplay> r = ReplayCpuStep(ops, {0, 0}, kThreeSteps);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  EXPECT_EQ(r->ops[0].count, 6);  // two calls in each of three timed steps
+  EXPECT_EQ(r->ops[1].count, 0);
+}
+
 TEST(StepReplayTest, BadStepsAreErrors) {
   Step step = LowerForReplay("mnist_mlp", 8);
   EXPECT_EQ(ReplayCpuStep(step.ops, {}, kThreeSteps).status().message(),
