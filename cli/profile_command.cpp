@@ -107,6 +107,19 @@ void Progress(int done, int total, const std::string& what) {
   if (done == total) std::cerr << "\n";
 }
 
+// Replays `step` on this CPU at `threads` for the steps and warm-up `o` asks (profile step's
+// defaults: 50 after 5, as the reference harness), timing each call too.
+Result<profiler::StepReplay> Replay(const StepOps& step, int threads, const ProfileOptions& o) {
+  std::vector<OpSignature> ops;
+  for (const StepOp& op : step.ops) ops.push_back(op.signature);
+  return profiler::ReplayCpuStep(ops, step.sequence,
+                                 {.threads = threads,
+                                  .warmup = o.warmup,
+                                  .min_repeats = o.steps,
+                                  .min_time = Seconds(),
+                                  .mean_within = 1});
+}
+
 // `profile --in-step`: each model's validation pass, then its training step, replayed on this CPU
 // at each thread count (ReplayCpuStep), and every op stored at its calls' times inside the step,
 // where the step's own ops, not a stand-in, run before each call. A signature two models (or a
@@ -127,21 +140,15 @@ Result<int> ProfileInStep(const ProfileOptions& o, const std::vector<int>& threa
         lowering->training = training;
         Result<StepOps> step = Lower(*model, *lowering);
         if (!step.ok()) return step.status();
-        std::vector<OpSignature> ops;
-        for (const StepOp& op : step->ops) ops.push_back(op.signature);
         Progress(0, 1,
                  model->name() + (training ? " training step" : " validation pass") + " at " +
                      std::to_string(t) + " thread(s)");
-        Result<profiler::StepReplay> r = profiler::ReplayCpuStep(ops, step->sequence,
-                                                                 {.threads = t,
-                                                                  .warmup = o.warmup,
-                                                                  .min_repeats = o.steps,
-                                                                  .min_time = Seconds(),
-                                                                  .mean_within = 1});
+        Result<profiler::StepReplay> r = Replay(*step, t, o);
         if (!r.ok()) return r.status();
-        for (size_t i = 0; i < ops.size(); ++i) {
+        for (size_t i = 0; i < step->ops.size(); ++i) {
           if (r->ops[i].count == 0) continue;  // listed with no call (a count of 0)
-          EPOCHCOST_RETURN_IF_ERROR(store.Put(here, {ops[i].ToString(), t, r->ops[i], today}));
+          EPOCHCOST_RETURN_IF_ERROR(
+              store.Put(here, {step->ops[i].signature.ToString(), t, r->ops[i], today}));
           ++stored;
         }
       }
@@ -310,15 +317,13 @@ int ReplayStep(const ProfileOptions& o) {
   if (!lowering.ok()) return ReportError(lowering.status());
   Result<StepOps> step = Lower(*model, *lowering);
   if (!step.ok()) return ReportError(step.status());
-  std::vector<OpSignature> ops;
-  for (const StepOp& op : step->ops) ops.push_back(op.signature);
   Result<std::unique_ptr<profiler::ProfileStore>> store = OpenProfiles(o.profiles);
   if (!store.ok()) return ReportError(store.status());
   const profiler::Fingerprint here = profiler::LocalCpu();
   (*store)->SelectDevice(here);
   std::cout << "Model " << model->name() << ", batch " << batch << ", " << PrecisionName(*lowering)
             << ", " << optimizer << ": a training step of " << step->sequence.size() << " calls ("
-            << ops.size() << " distinct ops) on " << here.model << "\n";
+            << step->ops.size() << " distinct ops) on " << here.model << "\n";
   std::vector<std::vector<std::string>> rows = {{"Threads", "Replayed median (ms)", "p10", "p90",
                                                  "Mean", "Steps", "Profile's op means (ms)"}};
   auto ms = [](Seconds s) {
@@ -332,19 +337,14 @@ int ReplayStep(const ProfileOptions& o) {
   std::vector<std::vector<std::string>> top = {
       {"Threads", "Share", "ms/step", "Count", "In step (ms/call)", "Profile (ms/call)", "Op"}};
   for (int t : *threads) {
-    Result<profiler::StepReplay> r = profiler::ReplayCpuStep(ops, step->sequence,
-                                                             {.threads = t,
-                                                              .warmup = o.warmup,
-                                                              .min_repeats = o.steps,
-                                                              .min_time = Seconds(),
-                                                              .mean_within = 1});
+    Result<profiler::StepReplay> r = Replay(*step, t, o);
     if (!r.ok()) return ReportError(r.status());
     const profiler::Measurement& m = r->step;
     Seconds sum, in_step;
     bool all = true;
     std::vector<std::optional<OpTime>> stored;
-    for (size_t i = 0; i < ops.size(); ++i) {
-      stored.push_back((*store)->Find(ops[i], t));
+    for (size_t i = 0; i < step->ops.size(); ++i) {
+      stored.push_back((*store)->Find(step->ops[i].signature, t));
       in_step += r->ops[i].mean * step->ops[i].count;
       if (stored.back()) sum += stored.back()->mean * step->ops[i].count;
       all = all && stored.back().has_value();
@@ -352,7 +352,7 @@ int ReplayStep(const ProfileOptions& o) {
     if (!all) ++missing;
     rows.push_back({std::to_string(t), ms(m.median), ms(m.p10), ms(m.p90), ms(m.mean),
                     std::to_string(m.count), all ? ms(sum) : "-"});
-    std::vector<size_t> order(ops.size());
+    std::vector<size_t> order(step->ops.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
     auto per_step = [&](size_t i) { return r->ops[i].mean * step->ops[i].count; };
     std::stable_sort(order.begin(), order.end(),
@@ -363,7 +363,8 @@ int ReplayStep(const ProfileOptions& o) {
       std::snprintf(share, sizeof share, "%.1f%%",
                     in_step.seconds() > 0 ? 100 * per_step(i).seconds() / in_step.seconds() : 0.0);
       top.push_back({std::to_string(t), share, ms(per_step(i)), std::to_string(step->ops[i].count),
-                     ms(r->ops[i].mean), stored[i] ? ms(stored[i]->mean) : "-", ops[i].ToString()});
+                     ms(r->ops[i].mean), stored[i] ? ms(stored[i]->mean) : "-",
+                     step->ops[i].signature.ToString()});
     }
   }
   std::cout << RenderTable(rows, {true, true, true, true, true, true, true});
