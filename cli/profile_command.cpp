@@ -128,7 +128,8 @@ Result<profiler::StepReplay> Replay(const StepOps& step, int threads, const Prof
 Result<int> ProfileInStep(const ProfileOptions& o, const std::vector<int>& threads,
                           const profiler::Fingerprint& here, profiler::ProfileStore& store,
                           const std::string& today) {
-  int stored = 0;
+  // Stored only once every step has replayed: an op the CPU cannot run changes nothing.
+  std::vector<profiler::StoredMeasurement> rows;
   for (int t : threads)
     for (const std::string& spec : o.models) {
       Result<Model> model = LoadModel(spec);
@@ -145,16 +146,15 @@ Result<int> ProfileInStep(const ProfileOptions& o, const std::vector<int>& threa
                      std::to_string(t) + " thread(s)");
         Result<profiler::StepReplay> r = Replay(*step, t, o);
         if (!r.ok()) return r.status();
-        for (size_t i = 0; i < step->ops.size(); ++i) {
-          if (r->ops[i].count == 0) continue;  // listed with no call (a count of 0)
-          EPOCHCOST_RETURN_IF_ERROR(
-              store.Put(here, {step->ops[i].signature.ToString(), t, r->ops[i], today}));
-          ++stored;
-        }
+        for (size_t i = 0; i < step->ops.size(); ++i)
+          if (r->ops[i].count > 0)  // none for an op listed with no call (a count of 0)
+            rows.push_back({step->ops[i].signature.ToString(), t, r->ops[i], today});
       }
     }
   Progress(1, 1, "");
-  return stored;
+  for (const profiler::StoredMeasurement& row : rows)
+    EPOCHCOST_RETURN_IF_ERROR(store.Put(here, row));
+  return static_cast<int>(rows.size());
 }
 
 int ProfileModels(const ProfileOptions& o) {

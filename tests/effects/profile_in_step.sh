@@ -11,6 +11,14 @@ ops() {  # the distinct signatures of `models ops`, one per line
   "$bin" models ops mnist_mlp --batch 16 "$@" | grep -cE '^ *[0-9]+  [a-z]'
 }
 want=$(($(ops) + $(ops --forward-only)))
+# An op this CPU cannot run (tf32) fails the command and changes nothing stored (the rows of all
+# steps are stored only after every step has replayed).
+"$bin" profile list >"$dir/before.txt"
+if "$bin" profile mnist_mlp --batch 16 --in-step --threads 1 --precision tf32 2>"$dir/err.txt"; then
+  echo "profile --in-step of a tf32 step succeeded" >&2; exit 1
+fi
+grep -q "tf32 is a GPU tensor-core math mode" "$dir/err.txt" || { cat "$dir/err.txt" >&2; exit 1; }
+"$bin" profile list | diff "$dir/before.txt" - || { echo "the failed run changed the store" >&2; exit 1; }
 "$bin" profile mnist_mlp --batch 16 --in-step --threads 1 >"$dir/profile.txt"
 cat "$dir/profile.txt"
 grep -q ": $want op times stored from replayed steps" "$dir/profile.txt" ||
