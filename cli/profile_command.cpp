@@ -107,6 +107,29 @@ void Progress(int done, int total, const std::string& what) {
   if (done == total) std::cerr << "\n";
 }
 
+// A model and how `o` lowers it (its own batch unless --batch), for the device kind `target`;
+// `optimizer` receives the optimizer's name when given.
+struct LoweredModel {
+  Model model;
+  LoweringOptions lowering;
+};
+Result<LoweredModel> LoadForProfile(const std::string& spec, const ProfileOptions& o,
+                                    LoweringTarget target, std::string* optimizer = nullptr) {
+  Result<Model> model = LoadModel(spec);
+  if (!model.ok()) return model.status();
+  const int64_t batch = o.batch ? o.batch : std::max<int64_t>(model->info().training.batch, 1);
+  Result<LoweringOptions> lowering = ResolveLowering(o.lowering, *model, batch, optimizer, target);
+  if (!lowering.ok()) return lowering.status();
+  return LoweredModel{std::move(*model), *lowering};
+}
+
+// One lowered pass of a model (its validation pass or its training step), as `profile` measures it.
+struct Pass {
+  std::string model;
+  bool training = true;
+  StepOps step;
+};
+
 // Replays `step` on this CPU at `threads` for the steps and warm-up `o` asks (profile step's
 // defaults: 50 after 5, as the reference harness), timing each call too.
 Result<profiler::StepReplay> Replay(const StepOps& step, int threads, const ProfileOptions& o) {
@@ -120,36 +143,26 @@ Result<profiler::StepReplay> Replay(const StepOps& step, int threads, const Prof
                                   .mean_within = 1});
 }
 
-// `profile --in-step`: each model's validation pass, then its training step, replayed on this CPU
-// at each thread count (ReplayCpuStep), and every op stored at its calls' times inside the step,
-// where the step's own ops, not a stand-in, run before each call. A signature two models (or a
-// model's two passes) share keeps the times of the last step replayed: the training step of the
-// last model given. Returns the rows stored.
+// `profile --in-step`: each pass (each model's validation pass, then its training step) replayed
+// on this CPU at each thread count (ReplayCpuStep), and every op stored at its calls' times inside
+// the pass, where the step's own ops, not a stand-in, run before each call. A signature two passes
+// share keeps the times of the last one replayed: the training step of the last model given.
+// Returns the rows stored.
 Result<int> ProfileInStep(const ProfileOptions& o, const std::vector<int>& threads,
-                          const profiler::Fingerprint& here, profiler::ProfileStore& store,
-                          const std::string& today) {
+                          const std::vector<Pass>& passes, const profiler::Fingerprint& here,
+                          profiler::ProfileStore& store, const std::string& today) {
   // Stored only once every step has replayed: an op the CPU cannot run changes nothing.
   std::vector<profiler::StoredMeasurement> rows;
   for (int t : threads)
-    for (const std::string& spec : o.models) {
-      Result<Model> model = LoadModel(spec);
-      if (!model.ok()) return model.status();
-      const int64_t batch = o.batch ? o.batch : std::max<int64_t>(model->info().training.batch, 1);
-      Result<LoweringOptions> lowering = ResolveLowering(o.lowering, *model, batch);
-      if (!lowering.ok()) return lowering.status();
-      for (bool training : {false, true}) {
-        lowering->training = training;
-        Result<StepOps> step = Lower(*model, *lowering);
-        if (!step.ok()) return step.status();
-        Progress(0, 1,
-                 model->name() + (training ? " training step" : " validation pass") + " at " +
-                     std::to_string(t) + " thread(s)");
-        Result<profiler::StepReplay> r = Replay(*step, t, o);
-        if (!r.ok()) return r.status();
-        for (size_t i = 0; i < step->ops.size(); ++i)
-          if (r->ops[i].count > 0)  // none for an op listed with no call (a count of 0)
-            rows.push_back({step->ops[i].signature.ToString(), t, r->ops[i], today});
-      }
+    for (const Pass& pass : passes) {
+      Progress(0, 1,
+               pass.model + (pass.training ? " training step" : " validation pass") + " at " +
+                   std::to_string(t) + " thread(s)");
+      Result<profiler::StepReplay> r = Replay(pass.step, t, o);
+      if (!r.ok()) return r.status();
+      for (size_t i = 0; i < pass.step.ops.size(); ++i)
+        if (r->ops[i].count > 0)  // none for an op listed with no call (a count of 0)
+          rows.push_back({pass.step.ops[i].signature.ToString(), t, r->ops[i], today});
     }
   Progress(1, 1, "");
   for (const profiler::StoredMeasurement& row : rows)
@@ -178,27 +191,25 @@ int ProfileModels(const ProfileOptions& o) {
   const profiler::Fingerprint& here = device->fingerprint;
   (*store)->SelectDevice(here);
 
-  // Every signature a training step and a validation pass of each model runs.
+  // Every signature a validation pass and a training step of each model runs.
+  std::vector<Pass> passes;
   std::set<std::string> wanted;
   for (const std::string& spec : o.models) {
-    Result<Model> model = LoadModel(spec);
-    if (!model.ok()) return ReportError(model.status());
-    const int64_t batch = o.batch ? o.batch : std::max<int64_t>(model->info().training.batch, 1);
-    Result<LoweringOptions> lowering =
-        ResolveLowering(o.lowering, *model, batch, nullptr, device->target);
-    if (!lowering.ok()) return ReportError(lowering.status());
-    for (bool training : {true, false}) {
-      lowering->training = training;
-      Result<StepOps> ops = Lower(*model, *lowering);
-      if (!ops.ok()) return ReportError(ops.status());
-      for (const StepOp& op : ops->ops) wanted.insert(op.signature.ToString());
+    Result<LoweredModel> m = LoadForProfile(spec, o, device->target);
+    if (!m.ok()) return ReportError(m.status());
+    for (bool training : {false, true}) {
+      m->lowering.training = training;
+      Result<StepOps> step = Lower(m->model, m->lowering);
+      if (!step.ok()) return ReportError(step.status());
+      for (const StepOp& op : step->ops) wanted.insert(op.signature.ToString());
+      passes.push_back({m->model.name(), training, std::move(*step)});
     }
   }
   profiler::Backend& backend = *device->backend;
   const std::string today = TodayIso();
   int measured = 0, reused = 0;
   if (o.in_step) {
-    Result<int> n = ProfileInStep(o, *threads, here, **store, today);
+    Result<int> n = ProfileInStep(o, *threads, passes, here, **store, today);
     if (!n.ok()) return ReportError(n.status());
     measured = *n;
     wanted.clear();  // every signature was just measured, inside its step
@@ -309,21 +320,20 @@ int ReplayStep(const ProfileOptions& o) {
   if (o.batch < 0) return ReportError(Status::InvalidArgument("--batch must be positive"));
   Result<std::vector<int>> threads = ParseThreads(o.threads);
   if (!threads.ok()) return ReportError(threads.status());
-  Result<Model> model = LoadModel(o.models.front());
-  if (!model.ok()) return ReportError(model.status());
-  const int64_t batch = o.batch ? o.batch : std::max<int64_t>(model->info().training.batch, 1);
   std::string optimizer;
-  Result<LoweringOptions> lowering = ResolveLowering(o.lowering, *model, batch, &optimizer);
-  if (!lowering.ok()) return ReportError(lowering.status());
-  Result<StepOps> step = Lower(*model, *lowering);
+  Result<LoweredModel> m = LoadForProfile(o.models.front(), o, LoweringTarget::kCpu, &optimizer);
+  if (!m.ok()) return ReportError(m.status());
+  const Model& model = m->model;
+  Result<StepOps> step = Lower(model, m->lowering);
   if (!step.ok()) return ReportError(step.status());
   Result<std::unique_ptr<profiler::ProfileStore>> store = OpenProfiles(o.profiles);
   if (!store.ok()) return ReportError(store.status());
   const profiler::Fingerprint here = profiler::LocalCpu();
   (*store)->SelectDevice(here);
-  std::cout << "Model " << model->name() << ", batch " << batch << ", " << PrecisionName(*lowering)
-            << ", " << optimizer << ": a training step of " << step->sequence.size() << " calls ("
-            << step->ops.size() << " distinct ops) on " << here.model << "\n";
+  std::cout << "Model " << model.name() << ", batch " << m->lowering.batch << ", "
+            << PrecisionName(m->lowering) << ", " << optimizer << ": a training step of "
+            << step->sequence.size() << " calls (" << step->ops.size() << " distinct ops) on "
+            << here.model << "\n";
   std::vector<std::vector<std::string>> rows = {{"Threads", "Replayed median (ms)", "p10", "p90",
                                                  "Mean", "Steps", "Profile's op means (ms)"}};
   auto ms = [](Seconds s) {
