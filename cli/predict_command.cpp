@@ -98,6 +98,19 @@ nlohmann::ordered_json RecordJson(const Prediction& p, const Result<PathRecord>&
   return cli::RecordJson({p.path, p.device_kind()}, r);
 }
 
+// What this CPU takes to fault in fresh memory, where its profile measured it: not in the step,
+// whose ops run on memory they keep, but a framework whose allocator returns a step's memory to
+// the operating system pays it again for each 4 KiB each step (docs/profiles.md).
+std::string PageFaultLine(const Prediction& p) {
+  if (p.page_fault.seconds() <= 0) return "";
+  char line[200];
+  std::snprintf(line, sizeof line,
+                "not in the step: page faults, %.2f us per 4 KiB of fresh memory here (paid each "
+                "step for memory a framework returns to the OS)\n",
+                p.page_fault.seconds() * 1e6);
+  return line;
+}
+
 // On the measured device: its own op times.
 int PrintMeasured(const PredictOptions& o, const Prediction& p, const Result<PathRecord>& record) {
   const EpochPrediction& e = p.epoch;
@@ -120,6 +133,7 @@ int PrintMeasured(const PredictOptions& o, const Prediction& p, const Result<Pat
     j["eval_step_seconds"] = e.eval_step.seconds();
     j["eval_steps"] = e.eval_steps;
     j["epoch_seconds"] = e.epoch.seconds();
+    if (p.page_fault.seconds() > 0) j["page_fault_seconds"] = p.page_fault.seconds();
     j["validation"] = RecordJson(p, record);
     j["ops"] = OpsJson(e.ops);
     std::cout << j.dump(2) << "\n";
@@ -141,7 +155,7 @@ int PrintMeasured(const PredictOptions& o, const Prediction& p, const Result<Pat
                 e.step_p90.milliseconds(), e.epoch.seconds(),
                 static_cast<long long>(e.steps_per_epoch), e.step.milliseconds(),
                 static_cast<long long>(e.eval_steps), e.eval_step.milliseconds());
-  std::cout << line << RecordLine(p, record);
+  std::cout << line << PageFaultLine(p) << RecordLine(p, record);
   std::vector<std::vector<std::string>> rows = {
       {"Share", "ms/step", "Count", "GFLOP/s", "Op", "Source"}};
   for (size_t i = 0; i < e.ops.size() && static_cast<int>(i) < o.top; ++i) {

@@ -153,6 +153,7 @@ Result<Prediction> Predictor::PredictMeasured(const PredictionRequest& r, const 
     if (b.name == "dispatch_seconds") overhead = b.value;
     if (b.name == "triad_bytes_per_second" && !p.gpu)
       p.bandwidth = BytesPerSecond::FromBytesPerSecond(b.value);
+    if (b.name == "page_fault_seconds" && !p.gpu) p.page_fault = Seconds::FromSeconds(b.value);
   }
   if (settings.per_op_overhead) overhead = settings.per_op_overhead->seconds();
   p.overhead = Seconds::FromSeconds(std::max(0.0, overhead));

@@ -52,6 +52,7 @@ struct Prediction {
   Seconds per_step_overhead;  // a calibration's, added to every training step
   double memory_passes = 0;   // a calibration's, over each op's traffic at `bandwidth`
   BytesPerSecond bandwidth;   // CPU: the memory bandwidth of the cores used (0: unknown)
+  Seconds page_fault;         // measured CPU: to fault in 4 KiB of fresh memory (0: unknown)
   std::optional<profiler::StoredCalibration> calibration;
   std::string calibration_not_applied;  // why --framework's shipped calibration was not, or ""
   // Without --framework: the calibrations (stored or shipped) of this device kind that would

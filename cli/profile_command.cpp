@@ -246,6 +246,8 @@ int ProfileModels(const ProfileOptions& o) {
   for (int t : *threads) {
     bool stored = false;
     for (const auto& b : *have) stored = stored || b.threads == t;
+    // A CPU profile from before a microbenchmark existed measures them all again.
+    if (o.device != "gpu") stored = profiler::HasCpuMicrobenchmarks(*have, t);
     if (stored && !o.force) continue;
     Result<std::vector<profiler::Microbenchmark>> bs =
         o.device == "gpu" ? profiler::RunGpuMicrobenchmarks(today)

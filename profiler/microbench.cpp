@@ -1,12 +1,48 @@
 #include "profiler/microbench.h"
 
 #include <omp.h>
+#include <sys/mman.h>
 
+#include <cerrno>
+#include <cstring>
 #include <vector>
 
 #include "profiler/timer.h"
 
 namespace epochcost::profiler {
+
+Result<double> MeasurePageFault(int threads) {
+  if (threads < 1) return Status::InvalidArgument("threads must be at least 1");
+  constexpr int64_t kBytes = int64_t{64} << 20, kChunk = 4096;
+  // The operating system's page may be larger than 4 KiB (or a transparent huge page): the
+  // figure is per 4 KiB touched either way, the unit a framework's fresh tensors come in.
+  std::string failed;
+  omp_set_num_threads(threads);
+  Measurement m = TimeRuns(
+      [&] {
+        void* p = mmap(nullptr, kBytes, PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+        if (p == MAP_FAILED) {
+          failed = std::strerror(errno);
+          return;
+        }
+        volatile char* bytes = static_cast<char*>(p);
+#pragma omp parallel for
+        for (int64_t i = 0; i < kBytes; i += kChunk) bytes[i] = 1;
+        munmap(p, kBytes);
+      },
+      {.threads = threads});
+  if (!failed.empty()) return Status::Internal("page-fault microbenchmark: mmap: " + failed);
+  return m.median.seconds() / static_cast<double>(kBytes / kChunk);
+}
+
+bool HasCpuMicrobenchmarks(const std::vector<Microbenchmark>& have, int threads) {
+  for (const char* name : kCpuMicrobenchmarks) {
+    bool found = false;
+    for (const Microbenchmark& b : have) found = found || (b.threads == threads && b.name == name);
+    if (!found) return false;
+  }
+  return true;
+}
 
 Result<std::vector<Microbenchmark>> RunMicrobenchmarks(Backend& cpu, int threads,
                                                        const std::string& date) {
@@ -34,6 +70,10 @@ Result<std::vector<Microbenchmark>> RunMicrobenchmarks(Backend& cpu, int threads
       cpu.Measure(*OpSignature::Parse("eltwise_fwd dt=f32 alg=relu n=16"), options);
   if (!tiny.ok()) return tiny.status();
   out.push_back({"dispatch_seconds", threads, tiny->median.seconds(), date});
+
+  Result<double> fault = MeasurePageFault(threads);
+  if (!fault.ok()) return fault.status();
+  out.push_back({"page_fault_seconds", threads, *fault, date});
   return out;
 }
 

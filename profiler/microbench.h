@@ -1,9 +1,13 @@
 // Device microbenchmarks stored with a profile: the peak fp32 GEMM rate (a 2048^3 inner
-// product), memory bandwidth (STREAM triad, counting 3 x 4 bytes per element) and the dispatch
-// cost of a primitive too small to do work (an element-wise op over 16 values).
+// product), memory bandwidth (STREAM triad, counting 3 x 4 bytes per element), the dispatch
+// cost of a primitive too small to do work (an element-wise op over 16 values) and the cost of
+// faulting in fresh memory (first touch of a new anonymous mapping, per 4 KiB, its unmapping
+// included): what a framework pays again each step for the memory its allocator returned to the
+// operating system, 0.1-1 us on bare hardware and 10 us or more on some VMs (docs/profiles.md).
 #ifndef EPOCHCOST_PROFILER_MICROBENCH_H_
 #define EPOCHCOST_PROFILER_MICROBENCH_H_
 
+#include <string>
 #include <vector>
 
 #include "profiler/backend.h"
@@ -11,8 +15,20 @@
 
 namespace epochcost::profiler {
 
+// The names RunMicrobenchmarks stores, at each thread count.
+inline constexpr const char* kCpuMicrobenchmarks[] = {"peak_gemm_flops", "triad_bytes_per_second",
+                                                      "dispatch_seconds", "page_fault_seconds"};
+
 Result<std::vector<Microbenchmark>> RunMicrobenchmarks(Backend& cpu, int threads,
                                                        const std::string& date);
+
+// Seconds to fault in 4 KiB of fresh anonymous memory with `threads` threads touching it: a
+// 64 MiB mapping written once per page, then unmapped, timed as a whole, per 4 KiB.
+Result<double> MeasurePageFault(int threads);
+
+// Whether `have` holds every CPU microbenchmark at `threads` (a profile measured before one
+// existed lacks it, and `profile` then measures them again).
+bool HasCpuMicrobenchmarks(const std::vector<Microbenchmark>& have, int threads);
 
 }  // namespace epochcost::profiler
 
