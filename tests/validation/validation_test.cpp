@@ -185,14 +185,14 @@ TEST(RunLogTest, ShippedLogsOfAFrameworkAndKind) {
           "dev-cpu-pytorch-zen4", "dev-cpu-pytorch-zen4-amp-bf16", "dev-cpu-pytorch-zen4-bf16",
           "dev-cpu-pytorch-zen4-fifth", "dev-cpu-pytorch-zen4-fourth", "dev-cpu-pytorch-zen4-rerun",
           "dev-cpu-pytorch-zen4-seventh", "dev-cpu-pytorch-zen4-seventh-lr",
-          "dev-cpu-pytorch-zen4-seventh-rerun",
-          "dev-cpu-pytorch-zen4-sixth", "dev-cpu-pytorch-zen4-third"}));
+          "dev-cpu-pytorch-zen4-seventh-rerun", "dev-cpu-pytorch-zen4-sixth",
+          "dev-cpu-pytorch-zen4-third", "dev-cpu-pytorch-zen5", "dev-cpu-pytorch-zen5-rerun"}));
   EXPECT_EQ(sorted(ShippedRunLogsOf("pytorch", "gpu")),
             (std::vector<std::string>{"h100-pytorch", "h200-pytorch"}));
   EXPECT_EQ(ShippedRunLogsOf("pytorch-ngc", "gpu"), (std::vector<std::string>{"lambda-resnet50"}));
   EXPECT_EQ(ShippedRunLogsOf("keras+tensorflow", "gpu"),
             (std::vector<std::string>{"published-runs"}));
-  EXPECT_EQ(ShippedRunLogsOf("pytorch", "").size(), 16u);
+  EXPECT_EQ(ShippedRunLogsOf("pytorch", "").size(), 18u);
   EXPECT_TRUE(ShippedRunLogsOf("caffe", "").empty());
 }
 
