@@ -244,10 +244,13 @@ int ProfileModels(const ProfileOptions& o) {
   Result<std::vector<profiler::Microbenchmark>> have = (*store)->Microbenchmarks(here);
   if (!have.ok()) return ReportError(have.status());
   for (int t : *threads) {
+    // A GPU's are stored once any is; a CPU's once all are (a CPU profile from before one of
+    // them existed measures them all again).
     bool stored = false;
-    for (const auto& b : *have) stored = stored || b.threads == t;
-    // A CPU profile from before a microbenchmark existed measures them all again.
-    if (o.device != "gpu") stored = profiler::HasCpuMicrobenchmarks(*have, t);
+    if (o.device == "gpu")
+      for (const auto& b : *have) stored = stored || b.threads == t;
+    else
+      stored = profiler::HasCpuMicrobenchmarks(*have, t);
     if (stored && !o.force) continue;
     Result<std::vector<profiler::Microbenchmark>> bs =
         o.device == "gpu" ? profiler::RunGpuMicrobenchmarks(today)
