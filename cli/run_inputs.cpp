@@ -155,6 +155,10 @@ std::vector<validation::RunResult> ResultsOf(const PredictedRuns& predicted) {
       x.predicted_usd = x.predicted_seconds / 3600 * *p.run.usd_per_hour;
       x.measured_usd = x.measured_seconds / 3600 * *p.run.usd_per_hour;
     }
+    if (p.run.faults_per_step && p.prediction.measured && p.prediction.page_fault.seconds() > 0)
+      x.page_fault_seconds = static_cast<double>(*p.run.faults_per_step) *
+                             p.prediction.page_fault.seconds() *
+                             static_cast<double>(p.prediction.epoch.steps_per_epoch);
     results.push_back(std::move(x));
   }
   return results;

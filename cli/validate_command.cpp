@@ -88,6 +88,26 @@ std::string CalibrationLines(const std::vector<profiler::StoredCalibration>& cs,
   return s.str();
 }
 
+// The runs that state their page faults per step, on a CPU whose profile measured what a fault
+// costs: the faults at that price, which no prediction includes (docs/run-logs.md), or "".
+std::string PageFaultTable(const ValidationReport& r) {
+  std::vector<std::vector<std::string>> rows = {
+      {"Model", "Machine", "Faults/step", "Faults s", "Of measured", "Error with them"}};
+  for (const auto& x : r.results) {
+    if (!x.page_fault_seconds) continue;
+    rows.push_back(
+        {x.run.model, validation::RunLabel(x.run), std::to_string(*x.run.faults_per_step),
+         Number("%.2f", *x.page_fault_seconds),
+         Number("%.1f%%", 100 * *x.page_fault_seconds / x.measured_seconds),
+         Number("%+.1f%%", validation::PercentError(x.predicted_seconds + *x.page_fault_seconds,
+                                                    x.measured_seconds))});
+  }
+  if (rows.size() == 1) return "";
+  return "\nPage faults the runs report, at the profiled CPU's page_fault_seconds (not in the "
+         "predictions):\n" +
+         RenderTable(rows, {false, false, true, true, true, true});
+}
+
 std::string ReportText(const ValidationReport& r, const std::string& calibrations,
                        bool hold_out_gpu) {
   std::ostringstream s;
@@ -109,7 +129,7 @@ std::string ReportText(const ValidationReport& r, const std::string& calibration
          Number("%.2f", x.measured_seconds), Number("%+.1f%%", x.error_percent),
          Usd(x.predicted_usd), Usd(x.measured_usd), x.path});
   s << RenderTable(rows, {false, false, false, true, false, true, true, true, true, true, false});
-  s << "\n"
+  s << PageFaultTable(r) << "\n"
     << SummaryTable(r.by_path, "Path") << "\n"
     << SummaryTable(r.by_family, "Model family") << "\n"
     << SummaryTable(r.by_kind, "Device kind");
@@ -177,6 +197,9 @@ nlohmann::ordered_json ReportJson(const ValidationReport& r) {
               {"error_percent", x.error_percent}};
     e["predicted_usd_per_epoch"] = x.predicted_usd ? Json(*x.predicted_usd) : Json(nullptr);
     e["measured_usd_per_epoch"] = x.measured_usd ? Json(*x.measured_usd) : Json(nullptr);
+    if (x.page_fault_seconds)
+      e["page_faults"] = {{"faults_per_step", *x.run.faults_per_step},
+                          {"seconds_per_epoch", *x.page_fault_seconds}};
     j["runs"].push_back(e);
   }
   j["summary"] = {{"runs", r.all.runs},

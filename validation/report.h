@@ -28,6 +28,9 @@ struct RunResult {
   double predicted_seconds = 0, measured_seconds = 0;
   double error_percent = 0;
   std::optional<double> predicted_usd, measured_usd;  // per epoch, at the run's price
+  // Same device, where the run states its faults per step and the profile measured
+  // page_fault_seconds: the faults' seconds per epoch at that price (not in predicted_seconds).
+  std::optional<double> page_fault_seconds;
 };
 
 struct GroupSummary {

@@ -99,10 +99,11 @@ Result<RunLog> ParseRunLog(std::string_view text, const std::string& origin, boo
   Result<CsvTable> t = CsvTable::Parse(text, origin);
   if (!t.ok()) return t.status();
   if (IsPublishedRunsTable(*t)) return ParsePublishedRuns(*t, origin, skip_bad);
-  Result<RunColumns> col = RunColumns::Of(
-      *t, {"model", "target", "batch", "samples", "seconds_per_epoch", "framework"},
-      {"kind", "label", "precision", "optimizer", "rnn", "layout", "isa", "threads", "gpus",
-       "val_samples", "first_epoch_seconds", "usd_per_hour", "framework_version", "source"});
+  Result<RunColumns> col =
+      RunColumns::Of(*t, {"model", "target", "batch", "samples", "seconds_per_epoch", "framework"},
+                     {"kind", "label", "precision", "optimizer", "rnn", "layout", "isa", "threads",
+                      "gpus", "val_samples", "first_epoch_seconds", "usd_per_hour",
+                      "framework_version", "source", "faults_per_step"});
   if (!col.ok()) return col.status();
   return ReadRuns(*t, origin, skip_bad, [&](const CsvRecord& r, RunRecord& run) -> Status {
     auto field = [&](const char* name) { return (*col)(r, name); };
@@ -151,6 +152,13 @@ Result<RunLog> ParseRunLog(std::string_view text, const std::string& origin, boo
     run.threads = static_cast<int>(*threads);
     run.gpus = static_cast<int>(*gpus);
     if (Status st = ParseTimesAndPrice(field, "usd_per_hour", run); !st.ok()) return st;
+    if (!field("faults_per_step").empty()) {  // 0 is a count here, not "not stated"
+      Result<int64_t> faults = ParseCount(field("faults_per_step"), "faults_per_step");
+      if (!faults.ok())
+        return Status::InvalidArgument("faults_per_step '" + field("faults_per_step") +
+                                       "' is not a whole number of 0 or more");
+      run.faults_per_step = *faults;
+    }
     return Status::Ok();
   });
 }

@@ -41,7 +41,10 @@ struct RunRecord {
   double seconds_per_epoch = 0;
   std::optional<double> first_epoch_seconds;
   std::optional<double> usd_per_hour;  // the price the run paid
-  std::string framework;               // "pytorch", "keras+tensorflow"
+  // Minor page faults per training step, as the harness counts them (getrusage): not predicted,
+  // but `validate` prices them at the profiled CPU's page_fault_seconds (docs/run-logs.md).
+  std::optional<int64_t> faults_per_step;
+  std::string framework;  // "pytorch", "keras+tensorflow"
   std::string framework_version;
   std::string source;
 };

@@ -109,6 +109,27 @@ TEST(RunLogTest, BadRecordsNameFileLineAndColumn) {
   EXPECT_EQ(lenient->skipped[1], "runs-bad.csv:4: seconds_per_epoch 'fast' is not a number");
 }
 
+// faults_per_step: empty is "not stated", 0 is a count; anything but a whole number of faults is
+// an error naming the column.
+TEST(RunLogTest, FaultsPerStepIsACountWhereStated) {
+  const std::string head =
+      "model,target,batch,samples,seconds_per_epoch,framework,faults_per_step\n";
+  const std::string run = "mnist_mlp,local-cpu,128,60000,7.0,pytorch,";
+  Result<RunLog> log =
+      ParseRunLog(head + run + "19127\n" + run + "0\n" + run + "\n", "f.csv", false);
+  ASSERT_TRUE(log.ok()) << log.status().message();
+  ASSERT_EQ(log->runs.size(), 3u);
+  EXPECT_EQ(log->runs[0].faults_per_step, std::optional<int64_t>(19127));
+  EXPECT_EQ(log->runs[1].faults_per_step, std::optional<int64_t>(0));
+  EXPECT_FALSE(log->runs[2].faults_per_step.has_value());
+  for (const char* bad : {"-3", "12.5", "many"}) {
+    Result<RunLog> r = ParseRunLog(head + run + bad + "\n", "f.csv", false);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.status().message().find("f.csv:2: faults_per_step"), std::string::npos)
+        << r.status().message();
+  }
+}
+
 TEST(RunLogTest, MissingColumnIsAnError) {
   Result<std::string> text = ReadFile(kFixtures + "runs-no-framework.csv");
   ASSERT_TRUE(text.ok());

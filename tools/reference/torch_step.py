@@ -33,6 +33,7 @@ import json
 import math
 import os
 import resource
+import sys
 import time
 
 import pin_threads  # noqa: E402,F401  (every thread pool pinned to --threads)
@@ -225,7 +226,7 @@ class Net(nn.Module):
 RUN_LOG_COLUMNS = ["model", "target", "kind", "label", "batch", "precision", "optimizer",
                    "layout", "threads", "gpus", "samples", "val_samples", "seconds_per_epoch",
                    "first_epoch_seconds", "usd_per_hour", "framework", "framework_version",
-                   "source"]
+                   "source", "faults_per_step"]
 
 
 def cpu_model():
@@ -294,6 +295,11 @@ def write_run_log(a, doc, dev, batch, opt_name, median, p10, p90, mean):
         raise SystemExit("--run-log: the model has no training samples; give --samples N")
     steps = math.ceil(samples / batch)
     new = not os.path.exists(a.run_log) or os.path.getsize(a.run_log) == 0
+    if not new:
+        with open(a.run_log, newline="") as f:
+            if next(csv.reader(f), None) != RUN_LOG_COLUMNS:
+                sys.exit("%s: its header is not this harness's (%s); write to a new file"
+                         % (a.run_log, ",".join(RUN_LOG_COLUMNS)))
     with open(a.run_log, "a", newline="") as f:
         w = csv.writer(f, lineterminator="\n")
         if new:
@@ -312,7 +318,7 @@ def write_run_log(a, doc, dev, batch, opt_name, median, p10, p90, mean):
                     (datetime.date.today().isoformat(), a.epoch_from, a.steps, a.warmup,
                      median * 1e3, p10 * 1e3, p90 * 1e3, mean * 1e3, steps, a.faults_per_step,
                      allocator(), thread_runtime(),
-                     recipe(a), a.lr)])
+                     recipe(a), a.lr), "%.0f" % a.faults_per_step])
 
 
 def main():
