@@ -3,7 +3,7 @@
 // cost of a primitive too small to do work (an element-wise op over 16 values) and the cost of
 // faulting in fresh memory (first touch of a new anonymous mapping, per 4 KiB, its unmapping
 // included): what a framework pays again each step for the memory its allocator returned to the
-// operating system, 0.1-1 us on bare hardware and 10 us or more on some VMs (docs/profiles.md).
+// operating system (11 us on the Zen 5 VM of data/profiles, docs/profiles.md).
 #ifndef EPOCHCOST_PROFILER_MICROBENCH_H_
 #define EPOCHCOST_PROFILER_MICROBENCH_H_
 
