@@ -23,16 +23,38 @@ struct PredictOptions {
 
 nlohmann::ordered_json OpsJson(const std::vector<OpTiming>& ops) {
   nlohmann::ordered_json a = nlohmann::ordered_json::array();
-  for (const OpTiming& t : ops)
-    a.push_back({{"signature", t.signature.ToString()},
-                 {"count", t.count},
-                 {"seconds", t.each.seconds()},
-                 {"total_seconds", t.total.seconds()},
-                 {"flops", t.signature.flops().value()},
-                 {"bytes", t.signature.bytes().value()},
-                 {"source", t.source},
-                 {"layers", t.layers}});
+  for (const OpTiming& t : ops) {
+    nlohmann::ordered_json o = {{"signature", t.signature.ToString()},
+                                {"count", t.count},
+                                {"seconds", t.each.seconds()}};
+    if (t.host_extra.seconds() > 0) o["host_extra_seconds"] = t.host_extra.seconds();
+    o["total_seconds"] = t.total.seconds();
+    o["flops"] = t.signature.flops().value();
+    o["bytes"] = t.signature.bytes().value();
+    o["source"] = t.source;
+    o["layers"] = t.layers;
+    a.push_back(std::move(o));
+  }
   return a;
+}
+
+// On a GPU whose profile measured its calls' host time: what the calls whose library takes the
+// host longer than a plain launch (cuDNN's plans, an RNN's per-step kernels) add to the dispatch.
+std::string HostLine(const Prediction& p) {
+  int calls = 0;
+  Seconds extra;
+  for (const OpTiming& t : p.epoch.ops) {
+    if (t.host_extra.seconds() <= 0) continue;
+    calls += t.count;
+    extra += t.host_extra * t.count;
+  }
+  if (calls == 0) return "";
+  char line[200];
+  std::snprintf(line, sizeof line,
+                "     %d calls take the host %.3f ms a step beyond plain launches (measured), "
+                "added to their dispatch\n",
+                calls, extra.milliseconds());
+  return line;
 }
 
 // "calibrated for pytorch on cpu (...)", "not calibrated: ...", or, without --framework, the
@@ -155,7 +177,7 @@ int PrintMeasured(const PredictOptions& o, const Prediction& p, const Result<Pat
                 e.step_p90.milliseconds(), e.epoch.seconds(),
                 static_cast<long long>(e.steps_per_epoch), e.step.milliseconds(),
                 static_cast<long long>(e.eval_steps), e.eval_step.milliseconds());
-  std::cout << line << PageFaultLine(p) << RecordLine(p, record);
+  std::cout << line << HostLine(p) << PageFaultLine(p) << RecordLine(p, record);
   std::vector<std::vector<std::string>> rows = {
       {"Share", "ms/step", "Count", "GFLOP/s", "Op", "Source"}};
   for (size_t i = 0; i < e.ops.size() && static_cast<int>(i) < o.top; ++i) {

@@ -147,7 +147,7 @@ Result<Prediction> Predictor::PredictMeasured(const PredictionRequest& r, const 
   EPOCHCOST_RETURN_IF_ERROR(ApplyCalibration(r, device.kind, &p, &settings));
   Result<std::vector<profiler::Microbenchmark>> bs = profiles_->Microbenchmarks(device);
   if (!bs.ok()) return bs.status();
-  double overhead = -1;
+  double overhead = -1;  // the device's plain launch on a GPU
   for (const auto& b : *bs) {
     if (b.threads != p.threads) continue;
     if (b.name == "dispatch_seconds") overhead = b.value;
@@ -155,6 +155,7 @@ Result<Prediction> Predictor::PredictMeasured(const PredictionRequest& r, const 
       p.bandwidth = BytesPerSecond::FromBytesPerSecond(b.value);
     if (b.name == "page_fault_seconds" && !p.gpu) p.page_fault = Seconds::FromSeconds(b.value);
   }
+  const Seconds launch = Seconds::FromSeconds(std::max(0.0, overhead));
   if (settings.per_op_overhead) overhead = settings.per_op_overhead->seconds();
   p.overhead = Seconds::FromSeconds(std::max(0.0, overhead));
   p.kernel_scale = settings.kernel_scale;
@@ -175,6 +176,7 @@ Result<Prediction> Predictor::PredictMeasured(const PredictionRequest& r, const 
                           .per_step_overhead = p.per_step_overhead,
                           .per_gb_moved = PerGbMoved(p.memory_passes, p.bandwidth),
                           .dispatch_overlaps = p.gpu,
+                          .launch = launch,
                           .samples = p.samples,
                           .val_samples = p.val_samples});
   if (!p.epoch.missing.empty())
@@ -237,9 +239,9 @@ std::string PathOfSource(const std::string& s) {
 validation::PredictionTerms TermsOf(const Prediction& p) {
   validation::PredictionTerms t;
   for (const OpTiming& o : p.epoch.ops)
-    t.train.push_back({static_cast<double>(o.count), o.each, o.signature.bytes()});
+    t.train.push_back({static_cast<double>(o.count), o.each, o.signature.bytes(), o.host_extra});
   for (const OpTiming& o : p.epoch.eval_ops)
-    t.eval.push_back({static_cast<double>(o.count), o.each, o.signature.bytes()});
+    t.eval.push_back({static_cast<double>(o.count), o.each, o.signature.bytes(), o.host_extra});
   t.steps = static_cast<double>(p.epoch.steps_per_epoch);
   t.eval_steps = static_cast<double>(p.epoch.eval_steps);
   if (p.on_machine) t.extra_per_step = p.epoch.step - p.on_machine->compute_step;

@@ -28,10 +28,11 @@ StepSum Sum(const StepOps& ops, const OpTimeSource& times, const EpochOptions& o
       continue;
     }
     const double gb = o.per_gb_moved.seconds() > 0 ? op.signature.bytes().value() * 1e-9 : 0;
-    const Seconds cost = call(t->mean, gb) * op.count;
+    const Seconds extra = o.dispatch_overlaps ? HostBeyondLaunch(t->host, o.launch) : Seconds();
+    const Seconds cost = call(t->mean, gb, extra) * op.count;
     sum.total += cost;
-    sum.total_p10 += call(t->p10, gb) * op.count;
-    sum.total_p90 += call(t->p90, gb) * op.count;
+    sum.total_p10 += call(t->p10, gb, extra) * op.count;
+    sum.total_p90 += call(t->p90, gb, extra) * op.count;
     if (IsBackward(op.signature.kind)) sum.backward += cost;
     if (!first && t->source != sum.source) sum.mixed = true;
     if (first || cost > sum.largest) {
@@ -39,7 +40,7 @@ StepSum Sum(const StepOps& ops, const OpTimeSource& times, const EpochOptions& o
       sum.source = t->source;
     }
     first = false;
-    if (rows) rows->push_back({op.signature, op.count, t->mean, cost, t->source, op.layers});
+    if (rows) rows->push_back({op.signature, op.count, t->mean, extra, cost, t->source, op.layers});
   }
   return sum;
 }

@@ -25,6 +25,8 @@ struct OpTime {
   // step sums means"), the median hides the slow mode the step pays.
   Seconds mean;
   std::string source;  // "measured here (DEVICE, DATE)"
+  // A GPU call's host seconds (its library API and launches, profiler/backend.h); 0: unknown.
+  Seconds host;
 };
 
 class OpTimeSource {
@@ -40,6 +42,9 @@ struct EpochOptions {
   Seconds per_step_overhead;       // a calibration's fixed cost per training step
   Seconds per_gb_moved;            // a calibration's cost per GB of an op's memory traffic
   bool dispatch_overlaps = false;  // a GPU: the dispatch of one op overlaps the work of another
+  // A GPU: the plain kernel launch per_op_overhead counts (the device's dispatch_seconds). An
+  // op whose measured host time (OpTime::host) is longer adds the difference to its dispatch.
+  Seconds launch;
   int64_t samples = 0;             // training samples per epoch
   int64_t val_samples = 0;         // validation samples per epoch (forward only)
   bool op_rows = true;  // false: only the totals, the backward time and the sources' summary
@@ -50,8 +55,10 @@ struct OpTiming {
   OpSignature signature;
   int count = 0;
   Seconds each;  // measured mean (scaled or carried over: one figure), before kernel_scale
-  // count x (kernel + overhead), or count x max(kernel, overhead), where kernel is
-  // scale x each + per_gb_moved x the op's GB moved
+  // A GPU call's measured host time beyond a plain launch (EpochOptions::launch); 0 elsewhere.
+  Seconds host_extra;
+  // count x (kernel + overhead), or count x max(kernel, overhead + host_extra), where kernel
+  // is scale x each + per_gb_moved x the op's GB moved
   Seconds total;
   std::string source;
   std::vector<std::string> layers;
@@ -77,18 +84,25 @@ struct EpochPrediction {
 
 // What one call of an op costs in a step: its kernel (the measured time x kernel_scale, plus
 // per_gb_moved for each GB the call moves) and the framework's dispatch, one after the other on a
-// CPU, overlapped on a GPU (the longer of the two). PredictEpoch and the calibration's fit
-// (validation/calibration.cpp) both price calls with it.
+// CPU, overlapped on a GPU (the longer of the two, the dispatch plus what the call's library
+// takes the host beyond a plain launch: `host_extra`, measured). PredictEpoch and the
+// calibration's fit (validation/calibration.cpp) both price calls with it.
 struct CallCost {
   double kernel_scale = 1;
   Seconds per_gb_moved;
   Seconds per_op_overhead;
   bool overlaps = false;
-  Seconds operator()(Seconds measured, double gb) const {
+  Seconds operator()(Seconds measured, double gb, Seconds host_extra = Seconds()) const {
     const Seconds kernel = measured * kernel_scale + per_gb_moved * gb;
-    return overlaps ? std::max(kernel, per_op_overhead) : kernel + per_op_overhead;
+    return overlaps ? std::max(kernel, per_op_overhead + host_extra) : kernel + per_op_overhead;
   }
 };
+
+// A GPU call's host time beyond the plain `launch` a dispatch counts: 0 where the host time is
+// unknown (0) or not longer.
+inline Seconds HostBeyondLaunch(Seconds host, Seconds launch) {
+  return std::max(Seconds(), host - launch);
+}
 
 // A calibration's memory passes as a cost per GB an op moves at `bandwidth`: passes x 1 GB /
 // bandwidth (0 where either is not positive).

@@ -32,6 +32,11 @@ struct Measurement {
   int count = 0;
   Seconds mean;      // what a step that runs the op many times pays on average
   std::string note;  // how the backend ran it, e.g. "forward algo 1, workspace 0 MiB"
+  // GPU: the host's seconds to enqueue one call (the library's API and its kernel launches), the
+  // median over calls made with the stream drained; 0 where not measured (the CPU backend, and
+  // GPU profiles measured before 2026-11-26). A step whose calls take the host longer than their
+  // kernels waits for the host (engine/step_time.h).
+  Seconds host;
 };
 
 class Backend {

@@ -35,7 +35,7 @@ CREATE TABLE IF NOT EXISTS devices(
 CREATE TABLE IF NOT EXISTS measurements(
   device TEXT NOT NULL REFERENCES devices(id), threads INTEGER NOT NULL, signature TEXT NOT NULL,
   median_s REAL NOT NULL, p10_s REAL NOT NULL, p90_s REAL NOT NULL, count INTEGER NOT NULL,
-  measured_at TEXT NOT NULL, mean_s REAL, PRIMARY KEY(device, threads, signature));
+  measured_at TEXT NOT NULL, mean_s REAL, host_s REAL, PRIMARY KEY(device, threads, signature));
 CREATE TABLE IF NOT EXISTS microbenchmarks(
   device TEXT NOT NULL REFERENCES devices(id), name TEXT NOT NULL, threads INTEGER NOT NULL,
   value REAL NOT NULL, measured_at TEXT NOT NULL, PRIMARY KEY(device, name, threads));
@@ -122,6 +122,12 @@ Status ParseProfile(const Json& doc, Fingerprint* device, std::vector<StoredMeas
         return Status::InvalidArgument(path + ".mean_s: expected a positive number of seconds");
       s.measurement.mean = Seconds::FromSeconds(mean.get<double>());
     }
+    if (e.contains("host_s")) {  // optional: GPU files measured from 2026-11-26 on have it
+      const Json& host = e["host_s"];
+      if (!host.is_number() || !(host.get<double>() > 0) || !std::isfinite(host.get<double>()))
+        return Status::InvalidArgument(path + ".host_s: expected a positive number of seconds");
+      s.measurement.host = Seconds::FromSeconds(host.get<double>());
+    }
     s.measured_at = e.value("measured_at", "");
     if (s.measured_at.size() != 10)
       return Status::InvalidArgument(path + ".measured_at: YYYY-MM-DD");
@@ -163,9 +169,11 @@ Result<std::unique_ptr<ProfileStore>> ProfileStore::Open(const std::string& path
   if (!db.ok()) return db.status();
   std::unique_ptr<ProfileStore> store(new ProfileStore(std::move(*db)));
   EPOCHCOST_RETURN_IF_ERROR(store->db_->Exec(kSchema));
-  // Stores made before measurements kept their mean read their rows as "no mean"; calibrations
-  // stored before the per-step overhead or the memory passes were fitted read them as 0.
-  EPOCHCOST_RETURN_IF_ERROR(AddColumnIfMissing(*store->db_, "measurements", "mean_s", "REAL"));
+  // Stores made before measurements kept their mean (or a GPU call's host time) read their rows
+  // as "no mean" ("no host time"); calibrations stored before the per-step overhead or the memory
+  // passes were fitted read them as 0.
+  for (const char* column : {"mean_s", "host_s"})
+    EPOCHCOST_RETURN_IF_ERROR(AddColumnIfMissing(*store->db_, "measurements", column, "REAL"));
   for (const char* column : {"per_step_overhead_s", "memory_passes"})
     EPOCHCOST_RETURN_IF_ERROR(
         AddColumnIfMissing(*store->db_, "calibrations", column, "REAL NOT NULL DEFAULT 0"));
@@ -194,12 +202,14 @@ Status ProfileStore::Put(const Fingerprint& device, const StoredMeasurement& m) 
   EPOCHCOST_RETURN_IF_ERROR(PutDevice(*db_, device));
   Result<Statement> q = db_->Prepare(
       "INSERT OR REPLACE INTO measurements(device, threads, signature, median_s, p10_s, p90_s, "
-      "count, measured_at, mean_s) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, NULLIF(?9, 0))");
+      "count, measured_at, mean_s, host_s) "
+      "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, NULLIF(?9, 0), NULLIF(?10, 0))");
   if (!q.ok()) return q.status();
   q->Bind(1, device.id()).Bind(2, int64_t{m.threads}).Bind(3, m.signature);
   q->Bind(4, m.measurement.median.seconds()).Bind(5, m.measurement.p10.seconds());
   q->Bind(6, m.measurement.p90.seconds()).Bind(7, int64_t{m.measurement.count});
   q->Bind(8, m.measured_at).Bind(9, m.measurement.mean.seconds());
+  q->Bind(10, m.measurement.host.seconds());
   return q->Run();
 }
 
@@ -216,8 +226,8 @@ Status ProfileStore::PutMicrobenchmark(const Fingerprint& device, const Microben
 std::optional<OpTime> ProfileStore::Find(const OpSignature& sig, int threads) const {
   if (!find_) {
     Result<Statement> q = db_->Prepare(
-        "SELECT median_s, p10_s, p90_s, measured_at, IFNULL(mean_s, median_s) FROM measurements "
-        "WHERE device = ?1 AND threads = ?2 AND signature = ?3");
+        "SELECT median_s, p10_s, p90_s, measured_at, IFNULL(mean_s, median_s), IFNULL(host_s, 0) "
+        "FROM measurements WHERE device = ?1 AND threads = ?2 AND signature = ?3");
     if (!q.ok()) return std::nullopt;
     find_ = std::make_unique<Statement>(std::move(*q));
   }
@@ -228,7 +238,7 @@ std::optional<OpTime> ProfileStore::Find(const OpSignature& sig, int threads) co
   if (!row.ok() || !*row) return std::nullopt;
   OpTime t{Seconds::FromSeconds(q.Double(0)), Seconds::FromSeconds(q.Double(1)),
            Seconds::FromSeconds(q.Double(2)), Seconds::FromSeconds(q.Double(4)),
-           "measured here (" + q.Text(3) + ")"};
+           "measured here (" + q.Text(3) + ")", Seconds::FromSeconds(q.Double(5))};
   q.Reset();  // ends the read, so that a writer (profile, import) is not kept waiting
   return t;
 }
@@ -266,8 +276,8 @@ Result<std::vector<Fingerprint>> ProfileStore::Devices() const {
 
 Result<std::vector<StoredMeasurement>> ProfileStore::Measurements(const Fingerprint& d) const {
   Result<Statement> q = db_->Prepare(
-      "SELECT signature, threads, median_s, p10_s, p90_s, count, measured_at, IFNULL(mean_s, 0) "
-      "FROM measurements WHERE device = ?1 ORDER BY threads, signature");
+      "SELECT signature, threads, median_s, p10_s, p90_s, count, measured_at, IFNULL(mean_s, 0), "
+      "IFNULL(host_s, 0) FROM measurements WHERE device = ?1 ORDER BY threads, signature");
   if (!q.ok()) return q.status();
   q->Bind(1, d.id());
   std::vector<StoredMeasurement> out;
@@ -279,7 +289,7 @@ Result<std::vector<StoredMeasurement>> ProfileStore::Measurements(const Fingerpr
         {q->Text(0), static_cast<int>(q->Int(1)),
          Measurement{Seconds::FromSeconds(q->Double(2)), Seconds::FromSeconds(q->Double(3)),
                      Seconds::FromSeconds(q->Double(4)), static_cast<int>(q->Int(5)),
-                     Seconds::FromSeconds(q->Double(7))},
+                     Seconds::FromSeconds(q->Double(7)), "", Seconds::FromSeconds(q->Double(8))},
          q->Text(6)});
   }
   return out;
@@ -457,6 +467,7 @@ Result<std::string> ProfileStore::ExportJson(const Fingerprint& d) const {
                  {"p10_s", m.measurement.p10.seconds()},
                  {"p90_s", m.measurement.p90.seconds()}};
     if (m.measurement.mean.seconds() > 0) e["mean_s"] = m.measurement.mean.seconds();
+    if (m.measurement.host.seconds() > 0) e["host_s"] = m.measurement.host.seconds();
     e["count"] = m.measurement.count;
     e["measured_at"] = m.measured_at;
     doc["measurements"].push_back(std::move(e));

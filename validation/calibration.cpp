@@ -23,7 +23,8 @@ Seconds StepTime(const std::vector<OpCost>& ops, const PredictionTerms& t, const
   const CallCost call{c.kernel_scale, PerGbMoved(c.memory_passes, t.bandwidth), c.per_op_overhead,
                       t.overlaps};
   Seconds s;
-  for (const OpCost& op : ops) s += call(op.kernel, op.bytes.value() * 1e-9) * op.count;
+  for (const OpCost& op : ops)
+    s += call(op.kernel, op.bytes.value() * 1e-9, op.host_extra) * op.count;
   return s;
 }
 

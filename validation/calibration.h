@@ -31,6 +31,7 @@ struct OpCost {
   double count = 0;  // calls per step
   Seconds kernel;    // one call, without overhead
   Bytes bytes;       // one call's memory traffic
+  Seconds host_extra;  // a GPU call's measured host time beyond a plain launch (OpTiming)
 };
 
 struct PredictionTerms {

@@ -105,7 +105,7 @@ constexpr size_t kConvWorkspaceLimit = size_t{1} << 30;
 
 // Times `run` with CUDA events: warm-up, then samples of `inner` back-to-back runs (enough for
 // about 0.2 ms of device work, so that event resolution does not matter), each sample's time
-// divided by `inner`.
+// divided by `inner`; then the host's seconds a call takes, on a drained stream (Measurement::host).
 Measurement TimeOnDevice(const std::function<void()>& run, const MeasureOptions& o,
                          cudaStream_t stream);
 

@@ -25,6 +25,9 @@ class GpuTest : public ::testing::Test {
     EXPECT_LE(m->p10.seconds(), m->median.seconds()) << line;
     EXPECT_LE(m->median.seconds(), m->p90.seconds()) << line;
     EXPECT_GE(m->count, 3) << line;
+    // The host's time to enqueue one call: measured, and below a second.
+    EXPECT_GT(m->host.seconds(), 0) << line;
+    EXPECT_LT(m->host.seconds(), 1) << line;
   }
   std::unique_ptr<Backend> backend_;
 };

@@ -313,6 +313,36 @@ TEST_F(ProfileStoreTest, PutFindExportImport) {
   EXPECT_DOUBLE_EQ((*fresh)->Find(old, 2)->mean.seconds(), 20e-6);
 }
 
+// A GPU call's host time is kept, exported and imported; rows without one read 0 (unknown).
+TEST_F(ProfileStoreTest, KeepsAGpuCallsHostTime) {
+  Result<std::unique_ptr<ProfileStore>> store = ProfileStore::Open(path_);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  const Fingerprint gpu{"gpu", "Test GPU", "sm_90", 132, 0, "CUDA 13.0"};
+  const OpSignature sig = *OpSignature::Parse("ip_fwd dt=f32 bias=1 ic=8 mb=4 oc=2");
+  const OpSignature other = *OpSignature::Parse("ip_fwd dt=f32 bias=1 ic=8 mb=4 oc=3");
+  Measurement m{Seconds::FromMicroseconds(10), Seconds::FromMicroseconds(9),
+                Seconds::FromMicroseconds(12), 50, Seconds::FromMicroseconds(11)};
+  m.host = Seconds::FromMicroseconds(7.5);
+  ASSERT_TRUE((*store)->Put(gpu, {sig.ToString(), 1, m, "2026-11-26"}).ok());
+  m.host = Seconds();
+  ASSERT_TRUE((*store)->Put(gpu, {other.ToString(), 1, m, "2026-11-26"}).ok());
+  (*store)->SelectDevice(gpu);
+  EXPECT_DOUBLE_EQ((*store)->Find(sig, 1)->host.seconds(), 7.5e-6);
+  EXPECT_DOUBLE_EQ((*store)->Find(other, 1)->host.seconds(), 0);
+  Result<std::string> json = (*store)->ExportJson(gpu);
+  ASSERT_TRUE(json.ok());
+  EXPECT_NE(json->find("\"host_s\": 7.49"), std::string::npos) << *json;
+  EXPECT_EQ(json->find("\"host_s\": 0"), std::string::npos);  // none written for the other
+  store->reset();
+  for (const char* ext : {"", "-wal", "-shm"}) std::filesystem::remove(path_ + ext);
+  Result<std::unique_ptr<ProfileStore>> fresh = ProfileStore::Open(path_);
+  ASSERT_TRUE(fresh.ok());
+  ASSERT_EQ(*(*fresh)->ImportJson(*json, "p.json"), 2);
+  (*fresh)->SelectDevice(gpu);
+  EXPECT_DOUBLE_EQ((*fresh)->Find(sig, 1)->host.seconds(), 7.5e-6);
+  EXPECT_DOUBLE_EQ((*fresh)->Find(other, 1)->host.seconds(), 0);
+}
+
 TEST_F(ProfileStoreTest, BadProfilesChangeNothing) {
   Result<std::unique_ptr<ProfileStore>> store = ProfileStore::Open(path_);
   ASSERT_TRUE(store.ok());
@@ -339,6 +369,14 @@ TEST_F(ProfileStoreTest, BadProfilesChangeNothing) {
                 .status()
                 .message(),
             "bad.json: measurements[0].mean_s: expected a positive number of seconds");
+  EXPECT_EQ((*store)
+                ->ImportJson(head + R"({"signature": "ip_fwd dt=f32 ic=2 mb=1 oc=3", "threads": 1,
+          "median_s": 2e-5, "p10_s": 1e-5, "p90_s": 4e-5, "host_s": -3e-6, "count": 3,
+          "measured_at": "2026-01-02"}]})",
+                             "bad.json")
+                .status()
+                .message(),
+            "bad.json: measurements[0].host_s: expected a positive number of seconds");
   EXPECT_EQ((*store)
                 ->ImportJson(R"({"format": "epochcost-profile", "version": 7})", "v.json")
                 .status()
@@ -717,6 +755,43 @@ TEST(PredictEpochTest, SumsCountsTimesAndOverheadPerStep) {
                                         .samples = 60000});
   EXPECT_GT(gb, 0);
   EXPECT_NEAR(moved.step.seconds(), calls * 1.210e-3 + 25e-3 * gb, 1e-12);
+}
+
+// A GPU: each call costs the longer of its kernel and its dispatch, the dispatch being the
+// per-op overhead plus the call's measured host time beyond a plain launch.
+class HostTimes : public OpTimeSource {
+ public:
+  std::optional<OpTime> Find(const OpSignature& sig, int) const override {
+    OpTime t{Seconds::FromMicroseconds(10), Seconds::FromMicroseconds(8),
+             Seconds::FromMicroseconds(20), Seconds::FromMicroseconds(12), "fake"};
+    // Forward passes: 30 us of host each (a cuDNN plan, say); the others unknown.
+    if (!IsBackward(sig.kind)) t.host = Seconds::FromMicroseconds(30);
+    return t;
+  }
+};
+
+TEST(PredictEpochTest, AGpuCallsHostTimeBeyondALaunchAddsToItsDispatch) {
+  Result<Model> m = LoadZooModel("mnist_mlp");
+  Result<StepOps> train = Lower(*m, {.batch = 128, .optimizer = Optimizer::kSgd});
+  Result<StepOps> eval = Lower(*m, {.batch = 128, .training = false});
+  int fwd = 0, rest = 0;
+  for (const StepOp& op : train->ops) (IsBackward(op.signature.kind) ? rest : fwd) += op.count;
+  ASSERT_GT(fwd, 0);
+  ASSERT_GT(rest, 0);
+  const EpochOptions gpu{.per_op_overhead = Seconds::FromMicroseconds(5),
+                         .dispatch_overlaps = true,
+                         .launch = Seconds::FromMicroseconds(4),
+                         .samples = 128};
+  EpochPrediction p = PredictEpoch(*train, *eval, 128, HostTimes(), gpu);
+  // Forward: max(12 us kernel, 5 + (30 - 4) us) = 31 us; the others max(12, 5) = 12 us.
+  EXPECT_NEAR(p.step.seconds(), fwd * 31e-6 + rest * 12e-6, 1e-12);
+  for (const OpTiming& t : p.ops)
+    EXPECT_DOUBLE_EQ(t.host_extra.seconds(), IsBackward(t.signature.kind) ? 0 : 26e-6);
+  // A CPU adds its overhead to each kernel and has no host time of its own to add.
+  EpochOptions cpu = gpu;
+  cpu.dispatch_overlaps = false;
+  EXPECT_NEAR(PredictEpoch(*train, *eval, 128, HostTimes(), cpu).step.seconds(),
+              (fwd + rest) * 17e-6, 1e-12);
 }
 
 TEST(PredictEpochTest, ListsMissingSignaturesOnce) {

@@ -17,7 +17,9 @@
 # export (a shipped data/profiles file) into the store first, so that only the signatures it
 # lacks are measured; the store lasts between runs on the same machine. FORCE_KIND=KINDS (e.g.
 # eltwise_fwd,eltwise_bwd,binary) measures the stored ops of those kinds again (`profile
-# --force-kind`), after a change to how the profiler times them. CHANNELS_LAST=1 adds
+# --force-kind`), after a change to how the profiler times them; FORCE=1 measures all of the
+# models' ops again (`profile --force`), e.g. for what a newer profiler records (each call's host
+# time, 2026-11-26). CHANNELS_LAST=1 adds
 # --channels-last to the profile, the PyTorch steps and the predictions.
 # Usage: MODELS="..." PRECISIONS="fp32 bf16" PHASES="tests profile torch predict" tools/gpu/measure.sh
 set -uo pipefail
@@ -28,7 +30,7 @@ models=${MODELS:-"mnist_mlp mnist_cnn cifar10_cnn imdb_fasttext imdb_bidirection
 precisions=${PRECISIONS:-"fp32 bf16"}
 phases=${PHASES:-"tests profile torch predict"}
 optimizer=(${OPTIMIZER:+--optimizer "$OPTIMIZER"})
-force=(${FORCE_KIND:+--force-kind "$FORCE_KIND"})
+force=(${FORCE_KIND:+--force-kind "$FORCE_KIND"} ${FORCE:+--force})
 # CHANNELS_LAST=1: 4-D tensors channels-last in the profile, the PyTorch steps and predictions.
 layout=(${CHANNELS_LAST:+--channels-last})
 # The precision of a P:N entry, and the --batch option of its N (else of BATCH).

@@ -3,7 +3,8 @@
 
 The model is built from the project's own model description (data/models/NAME.json, or any file
 in that format), so epochcost and PyTorch train the same architecture. Data are synthetic tensors
-of the right shapes. Prints the median, p10, p90 and mean of the step time after warm-up.
+of the right shapes. Prints the median, p10, p90 and mean of the step time after warm-up, and
+the median time the host took to make a step's calls (on a GPU, its kernels may run on after it).
 
     /usr/bin/python3 tools/reference/torch_step.py data/models/mnist_cnn.json --threads 1
     python3 tools/reference/torch_step.py data/models/resnet50.json --device cuda --precision bf16
@@ -313,10 +314,12 @@ def write_run_log(a, doc, dev, batch, opt_name, median, p10, p90, mean):
                     "%.6g" % ((mean if a.epoch_from == "mean" else median) * steps), "", "",
                     "pytorch", torch.__version__,
                     "tools/reference/torch_step.py %s: %s of %d steps after %d warm-up "
-                    "(median %.3f ms, p10 %.3f ms, p90 %.3f ms, mean %.3f ms) x %d steps; %.0f "
-                    "minor page faults per step; allocator: %s; OpenMP: %s; recipe: %s; lr %g" %
+                    "(median %.3f ms, p10 %.3f ms, p90 %.3f ms, mean %.3f ms; host %.3f ms) x %d "
+                    "steps; %.0f minor page faults per step; allocator: %s; OpenMP: %s; recipe: "
+                    "%s; lr %g" %
                     (datetime.date.today().isoformat(), a.epoch_from, a.steps, a.warmup,
-                     median * 1e3, p10 * 1e3, p90 * 1e3, mean * 1e3, steps, a.faults_per_step,
+                     median * 1e3, p10 * 1e3, p90 * 1e3, mean * 1e3, a.host_ms, steps,
+                     a.faults_per_step,
                      allocator(), thread_runtime(),
                      recipe(a), a.lr), "%.0f" % a.faults_per_step])
 
@@ -460,13 +463,17 @@ def main():
     for _ in range(a.warmup):
         step()
     sync()
-    times = []
+    times, host = [], []
     faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
     for _ in range(a.steps):
         t = time.perf_counter()
         step()
+        # On a GPU, the host's part: the step's calls returned, its kernels maybe still running.
+        host.append(time.perf_counter() - t)
         sync()
         times.append(time.perf_counter() - t)
+    host.sort()
+    a.host_ms = host[len(host) // 2] * 1e3
     # Pages the timed steps faulted in: on a CPU mostly memory glibc returned to the kernel and
     # the next step touched again (docs/accuracy.md, "Where the remaining gap is").
     a.faults_per_step = (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults) / a.steps
@@ -488,10 +495,10 @@ def main():
     # The mean beside the median: an epoch takes the sum of its steps, and where steps are
     # bimodal (two thread pools on two vCPUs) the two differ by up to 3x (docs/accuracy.md).
     print("%s device=%s precision=%s batch=%d optimizer=%s median_ms=%.3f p10_ms=%.3f "
-          "p90_ms=%.3f mean_ms=%.3f torch=%s recipe=%s lr=%g" %
+          "p90_ms=%.3f mean_ms=%.3f host_ms=%.3f torch=%s recipe=%s lr=%g" %
           (doc["name"], where.replace(" ", "_"), a.precision, batch, opt_name, q(0.5) * 1e3,
-           q(0.1) * 1e3, q(0.9) * 1e3, sum(times) / len(times) * 1e3, torch.__version__,
-           recipe(a), a.lr), flush=True)
+           q(0.1) * 1e3, q(0.9) * 1e3, sum(times) / len(times) * 1e3, a.host_ms,
+           torch.__version__, recipe(a), a.lr), flush=True)
     # After the step line, so that a run-log error does not lose the measurement.
     if a.run_log:
         write_run_log(a, doc, dev, batch, opt_name, q(0.5), q(0.1), q(0.9),
