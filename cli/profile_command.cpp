@@ -32,6 +32,7 @@ struct ProfileOptions {
   bool force = false;
   bool in_step = false;                  // time each op inside its model's replayed step (CPU)
   std::vector<std::string> force_kinds;  // measure these op kinds again, the rest only if missing
+  bool again = false;  // measure every op stored for this device again (no models)
   // op
   std::string signature;
   double min_ms = 200;
@@ -216,7 +217,20 @@ int ProfileModels(const ProfileOptions& o) {
   }
   std::vector<std::string> skipped;  // what the backend cannot run, with its reason
   std::vector<std::pair<std::string, int>> todo;
-  for (int t : *threads)
+  if (o.again) {  // every stored op, at its own thread count
+    Result<std::vector<profiler::StoredMeasurement>> stored = (*store)->Measurements(here);
+    if (!stored.ok()) return ReportError(stored.status());
+    if (stored->empty())
+      return ReportError(Status::NotFound("--again: nothing is stored for " + here.model +
+                                          " yet; give the models to profile"));
+    std::set<int> counts;
+    for (const profiler::StoredMeasurement& m : *stored) {
+      todo.push_back({m.signature, m.threads});
+      counts.insert(m.threads);
+    }
+    *threads = std::vector<int>(counts.begin(), counts.end());  // for the microbenchmarks
+  }
+  for (int t : o.again ? std::vector<int>() : *threads)
     for (const std::string& sig : wanted) {
       const OpSignature parsed = *OpSignature::Parse(sig);
       const bool forced = o.force || force_kinds.contains(parsed.kind);
@@ -251,7 +265,7 @@ int ProfileModels(const ProfileOptions& o) {
       for (const auto& b : *have) stored = stored || b.threads == t;
     else
       stored = profiler::HasCpuMicrobenchmarks(*have, t);
-    if (stored && !o.force) continue;
+    if (stored && !o.force && !o.again) continue;
     Result<std::vector<profiler::Microbenchmark>> bs =
         o.device == "gpu" ? profiler::RunGpuMicrobenchmarks(today)
                           : profiler::RunMicrobenchmarks(backend, t, today);
@@ -513,6 +527,9 @@ void RegisterProfileCommand(CLI::App& app, CommandFn* run) {
                    "Measure again the stored ops of these kinds only, e.g. "
                    "eltwise_fwd,eltwise_bwd,binary (after a change to how the profiler times them)")
       ->delimiter(',');
+  profile->add_flag("--again", o->again,
+                    "Measure again every op stored for this device, at its thread count, and "
+                    "the microbenchmarks (after a change to how the profiler times ops); no models");
   profile->add_flag("--in-step", o->in_step,
                     "Time each op inside its model's replayed step (50 steps after 5 warm-up, "
                     "as `profile step`), not alone, and store those times (CPU)");
@@ -525,8 +542,11 @@ void RegisterProfileCommand(CLI::App& app, CommandFn* run) {
     if (profile->get_subcommands().empty())
       *run = [o, counts = CheckCounts({{batch, 1}})] {
         if (!counts.ok()) return ReportError(counts);
-        if (o->models.empty())
+        if (o->models.empty() && !o->again)
           return ReportError(Status::InvalidArgument("give one or more models to profile"));
+        if (!o->models.empty() && o->again)
+          return ReportError(
+              Status::InvalidArgument("--again measures what is stored; give no models with it"));
         return ProfileModels(*o);
       };
   });

@@ -91,7 +91,8 @@ class EventTimer {
   ~EventTimer();
   EventTimer(const EventTimer&) = delete;
   EventTimer& operator=(const EventTimer&) = delete;
-  double SecondsPerRun(const std::function<void()>& run, int inner);
+  // After a hold of `hold` seconds on the stream (gpu::Hold) where it is positive.
+  double SecondsPerRun(const std::function<void()>& run, int inner, double hold);
 
  private:
   cudaStream_t stream_;
@@ -103,9 +104,10 @@ class EventTimer {
 // fingerprint's library string.
 constexpr size_t kConvWorkspaceLimit = size_t{1} << 30;
 
-// Times `run` with CUDA events: warm-up, then samples of `inner` back-to-back runs (enough for
-// about 0.2 ms of device work, so that event resolution does not matter), each sample's time
-// divided by `inner`; then the host's seconds a call takes, on a drained stream (Measurement::host).
+// Times `run`: warm-up; the host's seconds a call takes, on a drained stream (Measurement::host);
+// then, with CUDA events, samples of `inner` back-to-back runs (enough for about 0.2 ms of device
+// work, so that event resolution does not matter) queued behind a hold on the GPU, so that the GPU
+// runs them without waiting for the host; each sample's time divided by `inner`.
 Measurement TimeOnDevice(const std::function<void()>& run, const MeasureOptions& o,
                          cudaStream_t stream);
 

@@ -425,6 +425,15 @@ cudaError_t ConvertFrom(const S* x, void* y, Elem to, int64_t n, cudaStream_t st
 
 __global__ void EmptyKernel() {}
 
+// Spins one thread until `ns` nanoseconds of the GPU's global timer have passed.
+__global__ void HoldKernel(unsigned long long ns) {
+  unsigned long long start, now;
+  asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(start));
+  do {
+    asm volatile("mov.u64 %0, %%globaltimer;" : "=l"(now));
+  } while (now - start < ns);
+}
+
 }  // namespace
 
 int ElemSize(Elem t) { return t == Elem::kF32 ? 4 : 2; }
@@ -582,6 +591,11 @@ cudaError_t OptimizerStep(OptimizerKind kind, void* w, const void* g, void* s1, 
 
 cudaError_t Empty(cudaStream_t stream) {
   EmptyKernel<<<1, 1, 0, stream>>>();
+  return cudaGetLastError();
+}
+
+cudaError_t Hold(double seconds, cudaStream_t stream) {
+  HoldKernel<<<1, 1, 0, stream>>>(static_cast<unsigned long long>(seconds * 1e9));
   return cudaGetLastError();
 }
 

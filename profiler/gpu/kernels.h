@@ -103,6 +103,11 @@ cudaError_t OptimizerStep(OptimizerKind kind, void* w, const void* g, void* s1, 
 // A kernel that does nothing, to time a launch.
 cudaError_t Empty(cudaStream_t stream);
 
+// A kernel that keeps the stream busy for `seconds` (one thread spinning on the GPU's clock), so
+// that the host can queue the calls to be timed behind it and the GPU then runs them back to back,
+// without waiting for the host (NVIDIA's nvbench times with such a blocking kernel).
+cudaError_t Hold(double seconds, cudaStream_t stream);
+
 }  // namespace epochcost::profiler::gpu
 
 #endif  // EPOCHCOST_PROFILER_GPU_KERNELS_H_

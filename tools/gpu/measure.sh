@@ -21,7 +21,7 @@
 # models' ops again (`profile --force`), e.g. for what a newer profiler records (each call's host
 # time, 2026-11-26). CHANNELS_LAST=1 adds
 # --channels-last to the profile, the PyTorch steps and the predictions.
-# Usage: MODELS="..." PRECISIONS="fp32 bf16" PHASES="tests profile torch predict" tools/gpu/measure.sh
+# Usage: MODELS="..." PRECISIONS="fp32 bf16" PHASES="tests again profile torch predict" tools/gpu/measure.sh
 set -uo pipefail
 cd "$(dirname "$0")/../.."
 out=${OUT:-/tmp/epochcost-gpu}
@@ -94,6 +94,14 @@ if [[ " $phases " == *" tests "* ]]; then
   log "GPU tests"
   timeout "$(left 90)" $ec/run $ec/bin/profiler_tests --gtest_filter='Gpu*' >"$out/tests.txt" 2>&1
   log "tests exit $? ($(grep -c '^\[       OK' "$out/tests.txt") OK)"
+fi
+# Phase "again": every op of the store's profile of this GPU (the shipped one, with IMPORT or as
+# the binary embeds it) measured again, e.g. after a change to how the profiler times ops.
+if [[ " $phases " == *" again "* ]]; then
+  log "profile --again"
+  timeout "$(left 600)" $bin profile --again --device gpu >>"$out/log.txt" 2>&1
+  log "profile exit $?"
+  $bin profile export "$out/gpu-profile.json" --device gpu >>"$out/log.txt" 2>&1
 fi
 if [[ " $phases " == *" profile "* ]]; then
   for p in $precisions; do
