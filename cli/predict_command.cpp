@@ -24,9 +24,8 @@ struct PredictOptions {
 nlohmann::ordered_json OpsJson(const std::vector<OpTiming>& ops) {
   nlohmann::ordered_json a = nlohmann::ordered_json::array();
   for (const OpTiming& t : ops) {
-    nlohmann::ordered_json o = {{"signature", t.signature.ToString()},
-                                {"count", t.count},
-                                {"seconds", t.each.seconds()}};
+    nlohmann::ordered_json o = {
+        {"signature", t.signature.ToString()}, {"count", t.count}, {"seconds", t.each.seconds()}};
     if (t.host_extra.seconds() > 0) o["host_extra_seconds"] = t.host_extra.seconds();
     o["total_seconds"] = t.total.seconds();
     o["flops"] = t.signature.flops().value();

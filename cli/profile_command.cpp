@@ -527,9 +527,10 @@ void RegisterProfileCommand(CLI::App& app, CommandFn* run) {
                    "Measure again the stored ops of these kinds only, e.g. "
                    "eltwise_fwd,eltwise_bwd,binary (after a change to how the profiler times them)")
       ->delimiter(',');
-  profile->add_flag("--again", o->again,
-                    "Measure again every op stored for this device, at its thread count, and "
-                    "the microbenchmarks (after a change to how the profiler times ops); no models");
+  profile->add_flag(
+      "--again", o->again,
+      "Measure again every op stored for this device, at its thread count, and "
+      "the microbenchmarks (after a change to how the profiler times ops); no models");
   profile->add_flag("--in-step", o->in_step,
                     "Time each op inside its model's replayed step (50 steps after 5 warm-up, "
                     "as `profile step`), not alone, and store those times (CPU)");

@@ -45,10 +45,10 @@ struct EpochOptions {
   // A GPU: the plain kernel launch per_op_overhead counts (the device's dispatch_seconds). An
   // op whose measured host time (OpTime::host) is longer adds the difference to its dispatch.
   Seconds launch;
-  int64_t samples = 0;             // training samples per epoch
-  int64_t val_samples = 0;         // validation samples per epoch (forward only)
-  bool op_rows = true;  // false: only the totals, the backward time and the sources' summary
-                        // (what ranking many machines needs; each row copies its signature)
+  int64_t samples = 0;      // training samples per epoch
+  int64_t val_samples = 0;  // validation samples per epoch (forward only)
+  bool op_rows = true;      // false: only the totals, the backward time and the sources' summary
+                            // (what ranking many machines needs; each row copies its signature)
 };
 
 struct OpTiming {

@@ -236,8 +236,8 @@ std::optional<OpTime> ProfileStore::Find(const OpSignature& sig, int threads) co
   q.Bind(1, device_.id()).Bind(2, int64_t{threads}).Bind(3, sig.ToString());
   Result<bool> row = q.Step();
   if (!row.ok() || !*row) return std::nullopt;
-  OpTime t{Seconds::FromSeconds(q.Double(0)), Seconds::FromSeconds(q.Double(1)),
-           Seconds::FromSeconds(q.Double(2)), Seconds::FromSeconds(q.Double(4)),
+  OpTime t{Seconds::FromSeconds(q.Double(0)),   Seconds::FromSeconds(q.Double(1)),
+           Seconds::FromSeconds(q.Double(2)),   Seconds::FromSeconds(q.Double(4)),
            "measured here (" + q.Text(3) + ")", Seconds::FromSeconds(q.Double(5))};
   q.Reset();  // ends the read, so that a writer (profile, import) is not kept waiting
   return t;

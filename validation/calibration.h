@@ -28,9 +28,9 @@
 namespace epochcost::validation {
 
 struct OpCost {
-  double count = 0;  // calls per step
-  Seconds kernel;    // one call, without overhead
-  Bytes bytes;       // one call's memory traffic
+  double count = 0;    // calls per step
+  Seconds kernel;      // one call, without overhead
+  Bytes bytes;         // one call's memory traffic
   Seconds host_extra;  // a GPU call's measured host time beyond a plain launch (OpTiming)
 };
 

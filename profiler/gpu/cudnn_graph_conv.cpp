@@ -169,8 +169,8 @@ bool GraphConv(const OpSignature& s, const ConvGeometry& c, cudnnHandle_t h, cud
       continue;
     }
     ++tried;
-    const double t = timer.SecondsPerRun(
-        [&] { cudnnBackendExecute(h, Raw(plan), Raw(pack)); }, 3, kPlanHold);
+    const double t =
+        timer.SecondsPerRun([&] { cudnnBackendExecute(h, Raw(plan), Raw(pack)); }, 3, kPlanHold);
     if (t < best) {
       best = t;
       best_plan = plan;
