@@ -37,23 +37,42 @@ nlohmann::ordered_json OpsJson(const std::vector<OpTiming>& ops) {
   return a;
 }
 
-// On a GPU whose profile measured its calls' host time: what the calls whose library takes the
-// host longer than a plain launch (cuDNN's plans, an RNN's per-step kernels) add to the dispatch.
-std::string HostLine(const Prediction& p) {
-  int calls = 0;
-  Seconds extra;
+// On a GPU: what the calls whose library takes the host longer than a plain launch (cuDNN's
+// plans, an RNN's per-step kernels; measured) add to their dispatch, and how much of the step is
+// calls that cost their dispatch rather than their kernel: a step the host's pace decides.
+std::string HostLines(const Prediction& p) {
+  if (!p.gpu) return "";
+  int calls = 0, extra_calls = 0, bound_calls = 0;
+  Seconds extra, bound;
   for (const OpTiming& t : p.epoch.ops) {
-    if (t.host_extra.seconds() <= 0) continue;
     calls += t.count;
-    extra += t.host_extra * t.count;
+    if (t.host_extra.seconds() > 0) {
+      extra_calls += t.count;
+      extra += t.host_extra * t.count;
+    }
+    if (t.total > t.each * p.kernel_scale * static_cast<double>(t.count) * 1.000001) {
+      bound_calls += t.count;
+      bound += t.total;
+    }
   }
-  if (calls == 0) return "";
-  char line[200];
-  std::snprintf(line, sizeof line,
-                "     %d calls take the host %.3f ms a step beyond plain launches (measured), "
-                "added to their dispatch\n",
-                calls, extra.milliseconds());
-  return line;
+  std::string out;
+  char line[320];
+  if (extra_calls > 0) {
+    std::snprintf(line, sizeof line,
+                  "     %d calls take the host %.3f ms a step beyond plain launches (measured), "
+                  "added to their dispatch\n",
+                  extra_calls, extra.milliseconds());
+    out += line;
+  }
+  if (bound_calls > 0) {
+    std::snprintf(line, sizeof line,
+                  "     host-bound: %d of %d calls (%.0f%% of the step) cost their dispatch, not "
+                  "their kernel; a framework's own host time per call counts only when "
+                  "calibrated or given (--overhead-us)\n",
+                  bound_calls, calls, 100 * (bound / p.epoch.step));
+    out += line;
+  }
+  return out;
 }
 
 // "calibrated for pytorch on cpu (...)", "not calibrated: ...", or, without --framework, the
@@ -168,15 +187,17 @@ int PrintMeasured(const PredictOptions& o, const Prediction& p, const Result<Pat
   std::cout << ")\n" << CalibrationLine(p);
   std::snprintf(line, sizeof line,
                 "step %.3f ms (%zu distinct ops, per-op overhead %.1f us%s%s)\n"
-                "     %.3f to %.3f ms with every op at its own 10th to 90th percentile time\n"
-                "epoch %.2f s = %lld steps x %.3f ms + %lld validation steps x %.3f ms\n",
+                "     %.3f to %.3f ms with every op at its own 10th to 90th percentile time\n",
                 e.step.milliseconds(), p.distinct_ops, p.overhead.seconds() * 1e6,
                 p.gpu ? ", overlapping the kernels" : "",
                 PerStepText(p, ", per-step overhead ").c_str(), e.step_p10.milliseconds(),
-                e.step_p90.milliseconds(), e.epoch.seconds(),
-                static_cast<long long>(e.steps_per_epoch), e.step.milliseconds(),
+                e.step_p90.milliseconds());
+  std::cout << line << HostLines(p);
+  std::snprintf(line, sizeof line,
+                "epoch %.2f s = %lld steps x %.3f ms + %lld validation steps x %.3f ms\n",
+                e.epoch.seconds(), static_cast<long long>(e.steps_per_epoch), e.step.milliseconds(),
                 static_cast<long long>(e.eval_steps), e.eval_step.milliseconds());
-  std::cout << line << HostLine(p) << PageFaultLine(p) << RecordLine(p, record);
+  std::cout << line << PageFaultLine(p) << RecordLine(p, record);
   std::vector<std::vector<std::string>> rows = {
       {"Share", "ms/step", "Count", "GFLOP/s", "Op", "Source"}};
   for (size_t i = 0; i < e.ops.size() && static_cast<int>(i) < o.top; ++i) {
