@@ -125,6 +125,9 @@ class ProfileStore : public OpTimeSource {
   // Find()'s query, prepared once: a prediction looks up every op, and `validate` and each
   // `predict` (for its path's record) predict every shipped run. Finalised before db_ closes.
   mutable std::unique_ptr<catalog::Statement> find_;
+  // A GPU row without a host time borrows one: the same signature's on another GPU measured with
+  // the same libraries (the host time is the host's and the libraries', not the GPU's).
+  mutable std::unique_ptr<catalog::Statement> borrowed_host_;
 };
 
 }  // namespace epochcost::profiler

@@ -343,6 +343,32 @@ TEST_F(ProfileStoreTest, KeepsAGpuCallsHostTime) {
   EXPECT_DOUBLE_EQ((*fresh)->Find(other, 1)->host.seconds(), 0);
 }
 
+// A GPU row without a host time borrows the same signature's from another GPU measured with the
+// same libraries; not from one with other libraries, and never on a CPU.
+TEST_F(ProfileStoreTest, AGpuRowWithoutHostTimeBorrowsOneOfTheSameLibraries) {
+  Result<std::unique_ptr<ProfileStore>> store = ProfileStore::Open(path_);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  const Fingerprint measured{"gpu", "GPU A", "sm_90", 132, 0, "CUDA 13.0"};
+  const Fingerprint same_libs{"gpu", "GPU B", "sm_90", 132, 0, "CUDA 13.0"};
+  const Fingerprint other_libs{"gpu", "GPU C", "sm_90", 132, 0, "CUDA 12.4"};
+  const Fingerprint cpu{"cpu", "CPU D", "avx2", 4, 8, "CUDA 13.0"};
+  const OpSignature sig = *OpSignature::Parse("ip_fwd dt=f32 bias=1 ic=8 mb=4 oc=2");
+  Measurement m{Seconds::FromMicroseconds(10), Seconds::FromMicroseconds(9),
+                Seconds::FromMicroseconds(12), 50, Seconds::FromMicroseconds(11)};
+  m.host = Seconds::FromMicroseconds(9);
+  ASSERT_TRUE((*store)->Put(measured, {sig.ToString(), 1, m, "2026-11-26"}).ok());
+  m.host = Seconds();
+  for (const Fingerprint& d : {same_libs, other_libs, cpu})
+    ASSERT_TRUE((*store)->Put(d, {sig.ToString(), 1, m, "2026-11-26"}).ok());
+  (*store)->SelectDevice(same_libs);
+  EXPECT_DOUBLE_EQ((*store)->Find(sig, 1)->host.seconds(), 9e-6);
+  EXPECT_DOUBLE_EQ((*store)->Find(sig, 1)->mean.seconds(), 11e-6);  // its own op time
+  (*store)->SelectDevice(other_libs);
+  EXPECT_DOUBLE_EQ((*store)->Find(sig, 1)->host.seconds(), 0);
+  (*store)->SelectDevice(cpu);
+  EXPECT_DOUBLE_EQ((*store)->Find(sig, 1)->host.seconds(), 0);
+}
+
 TEST_F(ProfileStoreTest, BadProfilesChangeNothing) {
   Result<std::unique_ptr<ProfileStore>> store = ProfileStore::Open(path_);
   ASSERT_TRUE(store.ok());
