@@ -80,6 +80,8 @@ chmod +x $ec/run
 bin="$ec/run $ec/bin/epochcost"
 {
   nvidia-smi --query-gpu=name,driver_version,memory.total,clocks.max.sm --format=csv
+  # The host CPU: a short step goes at the pace it issues PyTorch's calls (docs/accuracy.md).
+  lscpu | grep -E "^Model name|^CPU\(s\)|^Thread|MHz"
   echo "LD_LIBRARY_PATH=${LD_LIBRARY_PATH:-}"
   $ec/run ldd $ec/bin/epochcost | grep -E "not found|cud|cublas"
   python3 -c "import torch; print('torch', torch.__version__, 'cudnn', torch.backends.cudnn.version())"
