@@ -9,6 +9,7 @@
 #include <set>
 #include <sstream>
 
+#include "catalog/records.h"
 #include "cli/commands.h"
 #include "cli/format.h"
 #include "cli/lowering_flags.h"
@@ -32,7 +33,8 @@ struct ProfileOptions {
   bool force = false;
   bool in_step = false;                  // time each op inside its model's replayed step (CPU)
   std::vector<std::string> force_kinds;  // measure these op kinds again, the rest only if missing
-  bool again = false;  // measure every op stored for this device again (no models)
+  bool again = false;           // measure every op stored for this device again (no models)
+  std::string measured_before;  // with again: only the ops measured before this day
   // op
   std::string signature;
   double min_ms = 200;
@@ -225,8 +227,13 @@ int ProfileModels(const ProfileOptions& o) {
                                           " yet; give the models to profile"));
     std::set<int> counts;
     for (const profiler::StoredMeasurement& m : *stored) {
-      todo.push_back({m.signature, m.threads});
       counts.insert(m.threads);
+      // A run cut short goes on where it stopped: what it measured is dated today.
+      if (!o.measured_before.empty() && m.measured_at >= o.measured_before) {
+        ++reused;
+        continue;
+      }
+      todo.push_back({m.signature, m.threads});
     }
     *threads = std::vector<int>(counts.begin(), counts.end());  // for the microbenchmarks
   }
@@ -531,6 +538,9 @@ void RegisterProfileCommand(CLI::App& app, CommandFn* run) {
       "--again", o->again,
       "Measure again every op stored for this device, at its thread count, and "
       "the microbenchmarks (after a change to how the profiler times ops); no models");
+  profile->add_option("--measured-before", o->measured_before,
+                      "With --again: only the ops measured before this day (YYYY-MM-DD), so that "
+                      "a run cut short goes on where it stopped");
   profile->add_flag("--in-step", o->in_step,
                     "Time each op inside its model's replayed step (50 steps after 5 warm-up, "
                     "as `profile step`), not alone, and store those times (CPU)");
@@ -548,6 +558,12 @@ void RegisterProfileCommand(CLI::App& app, CommandFn* run) {
         if (!o->models.empty() && o->again)
           return ReportError(
               Status::InvalidArgument("--again measures what is stored; give no models with it"));
+        if (!o->measured_before.empty()) {
+          if (!o->again)
+            return ReportError(Status::InvalidArgument("--measured-before goes with --again"));
+          if (Status d = catalog::CheckDate(o->measured_before); !d.ok())
+            return ReportError(d.WithContext("--measured-before"));
+        }
         return ProfileModels(*o);
       };
   });

@@ -98,10 +98,13 @@ if [[ " $phases " == *" tests "* ]]; then
   log "tests exit $? ($(grep -c '^\[       OK' "$out/tests.txt") OK)"
 fi
 # Phase "again": every op of the store's profile of this GPU (the shipped one, with IMPORT or as
-# the binary embeds it) measured again, e.g. after a change to how the profiler times ops.
+# the binary embeds it) measured again, e.g. after a change to how the profiler times ops;
+# AGAIN_BEFORE=YYYY-MM-DD only those measured before that day (a cut run going on, on the same
+# machine, whose store keeps what it measured).
 if [[ " $phases " == *" again "* ]]; then
-  log "profile --again"
-  timeout "$(left 600)" $bin profile --again --device gpu >>"$out/log.txt" 2>&1
+  log "profile --again ${AGAIN_BEFORE:+--measured-before $AGAIN_BEFORE}"
+  timeout "$(left 600)" $bin profile --again --device gpu \
+    ${AGAIN_BEFORE:+--measured-before "$AGAIN_BEFORE"} >>"$out/log.txt" 2>&1
   log "profile exit $?"
   $bin profile export "$out/gpu-profile.json" --device gpu >>"$out/log.txt" 2>&1
 fi
