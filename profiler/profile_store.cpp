@@ -71,6 +71,17 @@ Status PutDevice(Database& db, const Fingerprint& d) {
   return q->Run();
 }
 
+// An optional field of seconds: absent leaves `out` as it is (0: unknown); present, it must be
+// a positive finite number.
+Status OptionalSeconds(const Json& e, const char* key, const std::string& path, Seconds* out) {
+  if (!e.contains(key)) return Status::Ok();
+  const Json& v = e[key];
+  if (!v.is_number() || !(v.get<double>() > 0) || !std::isfinite(v.get<double>()))
+    return Status::InvalidArgument(path + "." + key + ": expected a positive number of seconds");
+  *out = Seconds::FromSeconds(v.get<double>());
+  return Status::Ok();
+}
+
 // Reads a profile document; every field error names its path.
 Status ParseProfile(const Json& doc, Fingerprint* device, std::vector<StoredMeasurement>* ms,
                     std::vector<Microbenchmark>* bs) {
@@ -116,18 +127,10 @@ Status ParseProfile(const Json& doc, Fingerprint* device, std::vector<StoredMeas
       return Status::InvalidArgument(path + ": times must be positive with p10 <= median <= p90");
     s.measurement = {Seconds::FromSeconds(median), Seconds::FromSeconds(p10),
                      Seconds::FromSeconds(p90), static_cast<int>(*count)};
-    if (e.contains("mean_s")) {  // optional: files written before 2026-11-24 lack it
-      const Json& mean = e["mean_s"];
-      if (!mean.is_number() || !(mean.get<double>() > 0) || !std::isfinite(mean.get<double>()))
-        return Status::InvalidArgument(path + ".mean_s: expected a positive number of seconds");
-      s.measurement.mean = Seconds::FromSeconds(mean.get<double>());
-    }
-    if (e.contains("host_s")) {  // optional: GPU files measured from 2026-11-26 on have it
-      const Json& host = e["host_s"];
-      if (!host.is_number() || !(host.get<double>() > 0) || !std::isfinite(host.get<double>()))
-        return Status::InvalidArgument(path + ".host_s: expected a positive number of seconds");
-      s.measurement.host = Seconds::FromSeconds(host.get<double>());
-    }
+    // Optional: files written before 2026-11-24 lack the mean, GPU files measured before
+    // 2026-11-26 (and CPU files) the host time.
+    EPOCHCOST_RETURN_IF_ERROR(OptionalSeconds(e, "mean_s", path, &s.measurement.mean));
+    EPOCHCOST_RETURN_IF_ERROR(OptionalSeconds(e, "host_s", path, &s.measurement.host));
     s.measured_at = e.value("measured_at", "");
     if (s.measured_at.size() != 10)
       return Status::InvalidArgument(path + ".measured_at: YYYY-MM-DD");

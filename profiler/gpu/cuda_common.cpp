@@ -36,10 +36,11 @@ Measurement TimeOnDevice(const std::function<void()>& run, const MeasureOptions&
   for (int i = 0; i < std::max(o.warmup, 1); ++i) run();
   CK(cudaStreamSynchronize(stream));
   const double once = timer.SecondsPerRun(run, 1, 0);
+  const double runs_in_02ms = 2e-4 / std::max(once, 1e-7);  // runs in 0.2 ms of device work
   // The host's part: single calls on a drained stream, timed on the host clock from the call to
   // its return (the kernels run after it). As many calls as 0.2 ms of device work allows, at
   // least 5 and at most 21, so that a long kernel is not run for seconds more.
-  const int calls = static_cast<int>(std::clamp(2e-4 / std::max(once, 1e-7), 5.0, 21.0));
+  const int calls = static_cast<int>(std::clamp(runs_in_02ms, 5.0, 21.0));
   std::vector<double> host;
   for (int i = 0; i < calls; ++i) {
     CK(cudaStreamSynchronize(stream));
@@ -56,7 +57,7 @@ Measurement TimeOnDevice(const std::function<void()>& run, const MeasureOptions&
   // host issues it. The hold is bounded (20 ms), and with it the runs of a sample.
   constexpr double kMaxHold = 20e-3;
   auto hold_for = [&](int n) { return n * slowest_host * 1.5 + 20e-6; };
-  int inner = static_cast<int>(std::clamp(2e-4 / std::max(once, 1e-7), 1.0, 200.0));
+  int inner = static_cast<int>(std::clamp(runs_in_02ms, 1.0, 200.0));
   while (inner > 1 && hold_for(inner) > kMaxHold) inner /= 2;
   const double hold = std::min(hold_for(inner), kMaxHold);
   std::vector<double> samples;
