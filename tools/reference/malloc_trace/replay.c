@@ -26,14 +26,16 @@ int main(int argc, char** argv) {
   FILE* f = fopen(argv[1], "r");
   if (!f) { perror(argv[1]); return 1; } int iters = argc > 2 ? atoi(argv[2]) : 40;
   ev* e = malloc(sizeof(ev) * 5000000); size_t m = 0;
-  while (fscanf(f, " %c %lx %lx %zu", &e[m].op, &e[m].p, &e[m].q, &e[m].n) == 4) m++;
+  int tid;
+  while (fscanf(f, " %c %lx %lx %zu %d", &e[m].op, &e[m].p, &e[m].q, &e[m].n, &tid) == 5) m++;
   void* carry[4096]; int nc = 0; void* next[4096]; int nn = 0;
   struct rusage r0, r1; struct timespec t0, t1; long warm = iters / 4;
   for (int it = 0; it < iters; ++it) {
     if (it == warm) { getrusage(RUSAGE_SELF, &r0); clock_gettime(CLOCK_MONOTONIC, &t0); }
     int ci = 0; nn = 0;
     for (size_t i = 0; i < m; ++i) {
-      if (e[i].op == '+') { void* p = NULL;
+      if (e[i].op == 'm') continue;
+      if (e[i].op == '+' || e[i].op == 'c' || e[i].op == 'a') { void* p = NULL;
         if (posix_memalign(&p, 64, e[i].n ? e[i].n : 1) != 0) { perror("posix_memalign"); return 1; }
         touch(p, e[i].n);
         slot* s = find(e[i].p, 1); s->ptr = p; s->n = e[i].n; }
