@@ -32,6 +32,16 @@ void AddIsaOption(CLI::App* app, std::string* isa) {
                   "built for, native (default), sse2, avx, avx2 (with FMA) or avx512");
 }
 
+void AddAllocatorOption(CLI::App* app, bool* keeps) {
+  app->add_option_function<std::string>(
+         "--allocator", [keeps](const std::string& v) { *keeps = v == "keeps"; },
+         "What the framework's memory allocator does with the memory a step frees: returns "
+         "(default; glibc's malloc as it comes gives it back to the OS and faults it in again) "
+         "or keeps (jemalloc, tcmalloc, glibc with MALLOC_TRIM_THRESHOLD_ and "
+         "MALLOC_MMAP_THRESHOLD_ raised): a calibration's memory passes apply to returns only")
+      ->check(CLI::IsMember({"keeps", "returns"}));
+}
+
 std::string LoweringFlagsCommandLine(const LoweringFlags& f) {
   std::string s;
   if (f.precision != "fp32") s += " --precision " + f.precision;

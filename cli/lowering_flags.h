@@ -31,6 +31,13 @@ void AddLoweringFlags(CLI::App* app, LoweringFlags* flags);
 // for (engine/device_specs.h VectorIsa), for the CPUs epochcost scales to. `isa` keeps the name.
 void AddIsaOption(CLI::App* app, std::string* isa);
 
+// --allocator of predict, recommend and serve: whether the framework's host allocator keeps the
+// memory a step frees ("keeps": jemalloc, tcmalloc, glibc with its trim and mmap thresholds
+// raised) or returns it to the operating system ("returns", the default: glibc's malloc as it
+// comes), to be faulted in again the next step. A calibration's memory passes, which stand for
+// those faults, apply only to "returns" (docs/calibration.md).
+void AddAllocatorOption(CLI::App* app, bool* keeps);
+
 // The flags as given, as a command line fragment (" --precision bf16 --optimizer sgd"; empty when
 // none was), so that a suggested `epochcost profile` measures the signatures predict lowered.
 std::string LoweringFlagsCommandLine(const LoweringFlags& flags);

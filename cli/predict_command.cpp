@@ -97,7 +97,7 @@ std::string CalibrationLine(const Prediction& p) {
   std::snprintf(figures, sizeof figures, " (%d runs, cross-validated MAPE %.1f%% -> %.1f%%, %s)\n",
                 c.runs, c.mape_before, c.mape_after, c.fitted_at.c_str());
   const std::string line = "calibrated for " + c.framework + " on " + c.device_kind + ": " +
-                           CorrectionText(c.correction()) + figures;
+                           CorrectionText(c.correction(), p.allocator_keeps) + figures;
   if (c.shipped) return line + "  shipped with epochcost, fitted to " + c.origin + "\n";
   return line;
 }
@@ -339,6 +339,7 @@ void RegisterPredictCommand(CLI::App& app, CommandFn* run) {
                 "cost of a oneDNN primitive on this CPU, or of a kernel launch on this GPU; "
                 "overrides a calibration's)");
   AddIsaOption(p, &r.isa);
+  AddAllocatorOption(p, &r.allocator_keeps);
   p->add_option("--top", o->top, "Ops to list (default 10)");
   p->add_option("--framework", r.framework,
                 "Apply the stored calibration of this framework (pytorch, keras+tensorflow, "

@@ -83,6 +83,7 @@ Result<Prediction> Predictor::Predict(const PredictionRequest& r) {
 Status Predictor::ApplyCalibration(const PredictionRequest& r, const std::string& kind,
                                    Prediction* p, MachineSettings* settings) {
   settings->per_op_overhead = r.overhead;  // a given overhead wins over a calibration's
+  p->allocator_keeps = r.allocator_keeps;
   if (r.framework.empty()) {
     Result<std::vector<profiler::StoredCalibration>> all = profiles_->Calibrations();
     if (!all.ok()) return all.status();
@@ -105,6 +106,7 @@ Status Predictor::ApplyCalibration(const PredictionRequest& r, const std::string
   }
   p->calibration = *c;
   settings->Apply(c->correction());
+  if (r.allocator_keeps) settings->memory_passes = 0;
   return Status::Ok();
 }
 
@@ -247,7 +249,9 @@ validation::PredictionTerms TermsOf(const Prediction& p) {
   if (p.on_machine) t.extra_per_step = p.epoch.step - p.on_machine->compute_step;
   t.overlaps = p.gpu;
   t.overhead = p.overhead;
-  t.bandwidth = p.bandwidth;
+  // Memory passes stand for memory returned to the operating system and faulted in again: none
+  // where the run's allocator keeps it.
+  if (!p.allocator_keeps) t.bandwidth = p.bandwidth;
   return t;
 }
 

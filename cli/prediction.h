@@ -31,6 +31,10 @@ struct PredictionRequest {
   std::string isa;
   std::string framework;              // non-empty: apply its stored calibration
   bool calibration_optional = false;  // without one for the device kind: uncalibrated, no error
+  // The host allocator keeps the memory a step frees (jemalloc, tcmalloc, glibc with its
+  // thresholds raised): a calibration's memory passes, which stand for the faults of memory
+  // returned to the operating system, do not apply.
+  bool allocator_keeps = false;
 };
 
 struct Prediction {
@@ -49,10 +53,11 @@ struct Prediction {
   EpochPrediction epoch;
   Seconds overhead;
   double kernel_scale = 1;
-  Seconds per_step_overhead;  // a calibration's, added to every training step
-  double memory_passes = 0;   // a calibration's, over each op's traffic at `bandwidth`
-  BytesPerSecond bandwidth;   // CPU: the memory bandwidth of the cores used (0: unknown)
-  Seconds page_fault;         // measured CPU: to fault in 4 KiB of fresh memory (0: unknown)
+  Seconds per_step_overhead;     // a calibration's, added to every training step
+  double memory_passes = 0;      // a calibration's, over each op's traffic at `bandwidth`
+  bool allocator_keeps = false;  // the request's: a calibration's memory passes left out
+  BytesPerSecond bandwidth;      // CPU: the memory bandwidth of the cores used (0: unknown)
+  Seconds page_fault;            // measured CPU: to fault in 4 KiB of fresh memory (0: unknown)
   std::optional<profiler::StoredCalibration> calibration;
   std::string calibration_not_applied;  // why --framework's shipped calibration was not, or ""
   // Without --framework: the calibrations (stored or shipped) of this device kind that would

@@ -118,6 +118,7 @@ Result<PredictedRuns> ReadAndPredict(const RunInputs& inputs, const std::string&
     r.lowering.rnn = run.rnn;
     r.lowering.channels_last = run.channels_last;
     r.isa = run.isa;
+    r.allocator_keeps = run.allocator_keeps;
     // PyTorch's own CPU kernels (lowering.h) for PyTorch's runs; other frameworks train with
     // fused updates and library pooling (TensorFlow's training ops, oneDNN).
     r.lowering.no_aten = !run.framework.starts_with("pytorch");
@@ -250,11 +251,13 @@ nlohmann::ordered_json RecordJson(const PathKey& path, const Result<PathRecord>&
   return j;
 }
 
-std::string CorrectionText(const KernelCorrection& c) {
+std::string CorrectionText(const KernelCorrection& c, bool allocator_keeps) {
   std::string s = "kernel scale " + Number("%.3f", c.kernel_scale) + ", per-op overhead " +
                   Number("%.2f", c.per_op_overhead.seconds() * 1e6) + " us, per-step overhead " +
                   Number("%.3f", c.per_step_overhead.seconds() * 1e3) + " ms";
-  if (c.memory_passes > 0) s += ", memory passes " + Number("%.3f", c.memory_passes);
+  if (c.memory_passes > 0)
+    s += ", memory passes " + Number("%.3f", c.memory_passes) +
+         (allocator_keeps ? " left out (--allocator keeps)" : "");
   return s;
 }
 

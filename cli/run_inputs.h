@@ -104,8 +104,9 @@ std::string RecordFigures(const Result<PathRecord>& record);
 nlohmann::ordered_json RecordJson(const PathKey& path, const Result<PathRecord>& record);
 
 // A calibration's terms as text: "kernel scale 1.110, per-op overhead 8.08 us, per-step overhead
-// 1.097 ms" and, where it has them, ", memory passes 0.543".
-std::string CorrectionText(const KernelCorrection& c);
+// 1.097 ms" and, where it has them, ", memory passes 0.543" (with " left out (--allocator keeps)"
+// where `allocator_keeps` leaves them out).
+std::string CorrectionText(const KernelCorrection& c, bool allocator_keeps = false);
 
 // A calibration a prediction applied, as JSON (framework, device_kind, kernel_scale,
 // per_op_overhead_seconds, per_step_overhead_seconds, memory_passes, fitted_at, shipped,

@@ -11,6 +11,7 @@
 
 #include "catalog/instance_facts.h"
 #include "cli/format.h"
+#include "cli/lowering_flags.h"
 #include "cli/run_inputs.h"
 #include "validation/run_log.h"
 
@@ -364,6 +365,7 @@ void AddMarketOptions(CLI::App* app, MarketInputs* in, const std::string& kind_h
   app->add_option(
       "--framework", in->framework,
       "Apply this framework's stored calibrations (cpu, gpu; see `epochcost calibrate`)");
+  AddAllocatorOption(app, &in->allocator_keeps);
   app->add_option("--catalog", in->catalog, "Catalog database");
   app->add_option("--profiles", in->profiles, "Profile database");
 }
@@ -447,10 +449,13 @@ Result<Market> OpenMarket(const MarketInputs& in, const std::string& model) {
       not_applied += "Not calibrated on " + std::string(kind) + ": " + why + "\n";
       continue;
     }
-    (gpu ? m.corrections.gpu : m.corrections.cpu) = c->correction();
+    KernelCorrection correction = c->correction();
+    const bool keeps = !gpu && in.allocator_keeps;  // memory passes are a CPU term
+    if (keeps) correction.memory_passes = 0;
+    (gpu ? m.corrections.gpu : m.corrections.cpu) = correction;
     (gpu ? m.gpu_calibration : m.cpu_calibration) = *c;
     applied += std::string(applied.empty() ? "" : "; ") + kind + " (" +
-               (c->shipped ? "shipped, " : "") + CorrectionText(c->correction()) + ")";
+               (c->shipped ? "shipped, " : "") + CorrectionText(c->correction(), keeps) + ")";
   }
   if (applied.empty() && not_applied.empty()) return NoCalibration(in.framework, "", *m.profiles);
   if (!applied.empty()) m.calibrated = "Calibrated for " + in.framework + ": " + applied + "\n";

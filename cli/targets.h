@@ -75,6 +75,7 @@ struct MarketInputs {
   OfferSelection selection;
   bool all_regions = false;      // rank every region's offer, not each machine and kind once
   bool include_retired = false;  // keep machine types their provider has retired
+  bool allocator_keeps = false;  // --allocator keeps: a CPU calibration's memory passes left out
 };
 struct Market {
   std::unique_ptr<catalog::CatalogStore> catalog;
@@ -114,7 +115,7 @@ std::string RetiredOn(const std::string& target);
 // "N offers of M machines their provider has retired left out (first: ...).\n", or empty.
 std::string RetiredNote(const Market& m);
 // --cloud, --kind (described by `kind_help`), --region, --all-regions, --as-of,
-// --include-retired, --framework, --catalog, --profiles.
+// --include-retired, --framework, --allocator, --catalog, --profiles.
 void AddMarketOptions(CLI::App* app, MarketInputs* in, const std::string& kind_help);
 
 }  // namespace epochcost::cli

@@ -40,8 +40,8 @@ struct PredictionTerms {
   Seconds extra_per_step;    // what is not per-op: host input, exposed all-reduce
   bool overlaps = false;     // GPU: an op costs max(kernel, overhead), else kernel + overhead
   Seconds overhead;          // the uncalibrated per-op overhead
-  BytesPerSecond bandwidth;  // CPU: the memory bandwidth of the cores used (0: unknown, no
-                             // memory passes)
+  BytesPerSecond bandwidth;  // CPU: the memory bandwidth of the cores used (0: unknown, or
+                             // the run's allocator keeps its memory: no memory passes)
 };
 
 using Correction = KernelCorrection;

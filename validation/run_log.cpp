@@ -103,7 +103,7 @@ Result<RunLog> ParseRunLog(std::string_view text, const std::string& origin, boo
       RunColumns::Of(*t, {"model", "target", "batch", "samples", "seconds_per_epoch", "framework"},
                      {"kind", "label", "precision", "optimizer", "rnn", "layout", "isa", "threads",
                       "gpus", "val_samples", "first_epoch_seconds", "usd_per_hour",
-                      "framework_version", "source", "faults_per_step"});
+                      "framework_version", "source", "faults_per_step", "allocator"});
   if (!col.ok()) return col.status();
   return ReadRuns(*t, origin, skip_bad, [&](const CsvRecord& r, RunRecord& run) -> Status {
     auto field = [&](const char* name) { return (*col)(r, name); };
@@ -159,6 +159,10 @@ Result<RunLog> ParseRunLog(std::string_view text, const std::string& origin, boo
                                        "' is not a whole number of 0 or more");
       run.faults_per_step = *faults;
     }
+    const std::string allocator = field("allocator");
+    if (!allocator.empty() && allocator != "keeps" && allocator != "returns")
+      return Status::InvalidArgument("allocator '" + allocator + "' is not keeps or returns");
+    run.allocator_keeps = allocator == "keeps";
     return Status::Ok();
   });
 }

@@ -44,6 +44,11 @@ struct RunRecord {
   // Minor page faults per training step, as the harness counts them (getrusage): not predicted,
   // but `validate` prices them at the profiled CPU's page_fault_seconds (docs/run-logs.md).
   std::optional<int64_t> faults_per_step;
+  // Whether the host allocator keeps the memory a step frees (column allocator: "keeps", as
+  // jemalloc, tcmalloc or glibc with its trim and mmap thresholds raised do) or returns it to the
+  // operating system ("returns" or not stated: glibc's malloc with its defaults), to be faulted
+  // in again the next step: a calibration's memory passes apply only to the latter.
+  bool allocator_keeps = false;
   std::string framework;  // "pytorch", "keras+tensorflow"
   std::string framework_version;
   std::string source;

@@ -130,6 +130,22 @@ TEST(RunLogTest, FaultsPerStepIsACountWhereStated) {
   }
 }
 
+// The allocator column: keeps or returns (empty: returns, glibc's malloc as it comes).
+TEST(RunLogTest, AllocatorKeepsOrReturns) {
+  const std::string head = "model,target,batch,samples,seconds_per_epoch,framework,allocator\n";
+  const std::string run = "mnist_mlp,local-cpu,128,60000,7.0,pytorch,";
+  Result<RunLog> log =
+      ParseRunLog(head + run + "keeps\n" + run + "returns\n" + run + "\n", "f.csv", false);
+  ASSERT_TRUE(log.ok()) << log.status().message();
+  ASSERT_EQ(log->runs.size(), 3u);
+  EXPECT_TRUE(log->runs[0].allocator_keeps);
+  EXPECT_FALSE(log->runs[1].allocator_keeps);
+  EXPECT_FALSE(log->runs[2].allocator_keeps);
+  Result<RunLog> bad = ParseRunLog(head + run + "jemalloc\n", "f.csv", false);
+  ASSERT_FALSE(bad.ok());
+  EXPECT_EQ(bad.status().message(), "f.csv:2: allocator 'jemalloc' is not keeps or returns");
+}
+
 TEST(RunLogTest, MissingColumnIsAnError) {
   Result<std::string> text = ReadFile(kFixtures + "runs-no-framework.csv");
   ASSERT_TRUE(text.ok());
@@ -207,13 +223,14 @@ TEST(RunLogTest, ShippedLogsOfAFrameworkAndKind) {
           "dev-cpu-pytorch-zen4-fifth", "dev-cpu-pytorch-zen4-fourth", "dev-cpu-pytorch-zen4-rerun",
           "dev-cpu-pytorch-zen4-seventh", "dev-cpu-pytorch-zen4-seventh-lr",
           "dev-cpu-pytorch-zen4-seventh-rerun", "dev-cpu-pytorch-zen4-sixth",
-          "dev-cpu-pytorch-zen4-third", "dev-cpu-pytorch-zen5", "dev-cpu-pytorch-zen5-rerun"}));
+          "dev-cpu-pytorch-zen4-third", "dev-cpu-pytorch-zen5", "dev-cpu-pytorch-zen5-glibc",
+          "dev-cpu-pytorch-zen5-keep", "dev-cpu-pytorch-zen5-rerun"}));
   EXPECT_EQ(sorted(ShippedRunLogsOf("pytorch", "gpu")),
             (std::vector<std::string>{"h100-pytorch", "h100-pytorch-hosts", "h200-pytorch"}));
   EXPECT_EQ(ShippedRunLogsOf("pytorch-ngc", "gpu"), (std::vector<std::string>{"lambda-resnet50"}));
   EXPECT_EQ(ShippedRunLogsOf("keras+tensorflow", "gpu"),
             (std::vector<std::string>{"published-runs"}));
-  EXPECT_EQ(ShippedRunLogsOf("pytorch", "").size(), 19u);
+  EXPECT_EQ(ShippedRunLogsOf("pytorch", "").size(), 21u);
   EXPECT_TRUE(ShippedRunLogsOf("caffe", "").empty());
 }
 

@@ -227,7 +227,7 @@ class Net(nn.Module):
 RUN_LOG_COLUMNS = ["model", "target", "kind", "label", "batch", "precision", "optimizer",
                    "layout", "threads", "gpus", "samples", "val_samples", "seconds_per_epoch",
                    "first_epoch_seconds", "usd_per_hour", "framework", "framework_version",
-                   "source", "faults_per_step"]
+                   "source", "faults_per_step", "allocator"]
 
 
 def cpu_model():
@@ -266,6 +266,23 @@ def allocator():
     preload = [os.path.basename(p) for p in os.environ.get("LD_PRELOAD", "").split() if p]
     tuned = sorted("%s=%s" % (k, v) for k, v in os.environ.items() if k.startswith("MALLOC_"))
     return " ".join(preload + ["glibc malloc" if not preload else ""] + tuned).strip()
+
+
+def allocator_keeps():
+    """Whether the allocator keeps the memory a step frees (the run log's `allocator` column,
+    docs/run-logs.md): jemalloc or tcmalloc preloaded, or glibc's malloc told to keep it with
+    MALLOC_TRIM_THRESHOLD_ and MALLOC_MMAP_THRESHOLD_ both set to 1 GiB or more (what this
+    project measured: docs/accuracy.md, "Glibc's page faults, replayed")."""
+    preload = os.environ.get("LD_PRELOAD", "")
+    if "jemalloc" in preload or "tcmalloc" in preload:
+        return True
+
+    def at_least_1g(key):
+        try:
+            return int(os.environ.get(key, "0")) >= 1 << 30
+        except ValueError:
+            return False
+    return at_least_1g("MALLOC_TRIM_THRESHOLD_") and at_least_1g("MALLOC_MMAP_THRESHOLD_")
 
 
 def thread_runtime():
@@ -321,7 +338,8 @@ def write_run_log(a, doc, dev, batch, opt_name, median, p10, p90, mean):
                      median * 1e3, p10 * 1e3, p90 * 1e3, mean * 1e3, a.host_ms, steps,
                      a.faults_per_step,
                      allocator(), thread_runtime(),
-                     recipe(a), a.lr), "%.0f" % a.faults_per_step])
+                     recipe(a), a.lr), "%.0f" % a.faults_per_step,
+                    ("keeps" if allocator_keeps() else "returns") if cpu else ""])
 
 
 def main():
