@@ -140,14 +140,19 @@ nlohmann::ordered_json RecordJson(const Prediction& p, const Result<PathRecord>&
 
 // What this CPU takes to fault in fresh memory, where its profile measured it: not in the step,
 // whose ops run on memory they keep, but a framework whose allocator returns a step's memory to
-// the operating system pays it again for each 4 KiB each step (docs/profiles.md).
+// the operating system pays it again for each 4 KiB each step (docs/profiles.md); with an
+// allocator that keeps it (--allocator keeps) the step does not.
 std::string PageFaultLine(const Prediction& p) {
   if (p.page_fault.seconds() <= 0) return "";
-  char line[200];
+  char line[300];
   std::snprintf(line, sizeof line,
-                "not in the step: page faults, %.2f us per 4 KiB of fresh memory here (paid each "
-                "step for memory a framework returns to the OS)\n",
-                p.page_fault.seconds() * 1e6);
+                "not in the step: page faults, %.2f us per 4 KiB of fresh memory here (%s)\n",
+                p.page_fault.seconds() * 1e6,
+                p.allocator_keeps ? "none each step: the allocator keeps its memory"
+                                  : "paid each step for memory a framework's allocator returns "
+                                    "to the OS; one that keeps it, as jemalloc, tcmalloc or glibc "
+                                    "with MALLOC_TRIM_THRESHOLD_ raised do, does not: --allocator "
+                                    "keeps");
   return line;
 }
 
