@@ -134,6 +134,7 @@ std::string ReportText(const ValidationReport& r, const std::string& calibration
     << SummaryTable(r.by_family, "Model family") << "\n"
     << SummaryTable(r.by_kind, "Device kind");
   if (r.by_precision.size() > 1) s << "\n" << SummaryTable(r.by_precision, "Precision");
+  if (r.by_allocator.size() > 1) s << "\n" << SummaryTable(r.by_allocator, "Allocator");
   if (const auto& x = r.repeated)
     s << "\nRepeated runs: " << x->runs << " runs of " << x->configs
       << (x->configs == 1 ? " configuration" : " configurations") << " measured "
@@ -210,6 +211,7 @@ nlohmann::ordered_json ReportJson(const ValidationReport& r) {
   j["by_family"] = groups(r.by_family);
   j["by_device_kind"] = groups(r.by_kind);
   j["by_precision"] = groups(r.by_precision);
+  j["by_allocator"] = groups(r.by_allocator);
   // `best`: "cheapest" (cost rankings) or "fastest" (time rankings).
   auto rankings = [](const std::vector<validation::Ranking>& gs, const std::string& best) {
     Json a = Json::array();

@@ -73,7 +73,8 @@ std::optional<RepeatedRuns> RepeatedOf(const std::vector<RunResult>& results) {
     return x.model + "|" + x.target + "|" + std::to_string(x.batch) + "|" + PrecisionLabel(x) +
            "|" + x.optimizer + "|" + x.rnn + "|" + x.isa + "|" + std::to_string(x.threads) + "|" +
            std::to_string(x.gpus) + "|" + std::to_string(x.samples) + "|" +
-           std::to_string(x.val_samples) + "|" + x.framework + "|" + x.framework_version;
+           std::to_string(x.val_samples) + "|" + x.framework + "|" + x.framework_version + "|" +
+           (x.allocator_keeps ? "keeps" : "returns");
   });
   RepeatedRuns out;
   std::vector<double> best, measured, predicted;
@@ -164,6 +165,9 @@ ValidationReport Summarise(std::vector<RunResult> results) {
   report.by_kind = GroupBy(report.results, [](const RunResult& r) { return r.device_kind; });
   report.by_precision =
       GroupBy(report.results, [](const RunResult& r) { return PrecisionLabel(r.run); });
+  report.by_allocator = GroupBy(report.results, [](const RunResult& r) {
+    return std::string(r.run.allocator_keeps ? "keeps" : "returns");
+  });
 
   const auto priced = GroupsOf(report.results, [](const RunResult& r) {
     return r.predicted_usd && r.measured_usd ? BuildOf(r.run) : std::string();

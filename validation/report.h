@@ -67,6 +67,9 @@ struct ValidationReport {
   std::vector<RunResult> results;
   GroupSummary all;
   std::vector<GroupSummary> by_path, by_family, by_kind, by_precision;
+  // By what the host allocator does with a step's freed memory (RunRecord::allocator_keeps):
+  // "keeps" or "returns".
+  std::vector<GroupSummary> by_allocator;
   std::vector<Ranking> rankings;  // groups with at least two priced configurations
   // Groups with at least two configurations none of which has a price, ranked by time: a
   // recommender ranks their machines by it where prices are equal or unknown.

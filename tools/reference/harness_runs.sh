@@ -9,6 +9,11 @@
 # takes) instead of its median step (the default, issue 3's reference; at 2 threads on a 2-vCPU VM
 # the two differ by up to 2x, docs/accuracy.md "The whole step replayed").
 #
+# ALLOCATOR=keeps runs every step with glibc's malloc told to keep the memory it frees
+# (MALLOC_TRIM_THRESHOLD_, MALLOC_MMAP_THRESHOLD_ and MALLOC_TOP_PAD_ raised, as
+# data/validation/dev-cpu-pytorch-zen5-keep.csv was measured); the run log's allocator column
+# then reads keeps. Default: the environment's allocator as it is.
+#
 # ROUNDS=N (default 1) measures every run N times, round after round over all of them, and writes
 # each at the median of its rounds (tools/reference/median_of_rounds.py; its source lists every
 # round's time): on a shared VM one run can be 10-30% off the next (docs/accuracy.md).
@@ -22,6 +27,12 @@ precision=${PRECISION:-fp32}
 amp=()
 [ "${AMP:-0}" = 1 ] && amp=(--amp)
 rounds=${ROUNDS:-1}
+case ${ALLOCATOR:-} in
+  keeps) export MALLOC_MMAP_THRESHOLD_=4294967296 MALLOC_TRIM_THRESHOLD_=17179869184 \
+    MALLOC_TOP_PAD_=268435456 ;;
+  "") ;;
+  *) echo "ALLOCATOR=$ALLOCATOR: only keeps (or unset) is known" >&2; exit 2 ;;
+esac
 tmp=$(mktemp -d)
 trap 'rm -rf "$tmp"' EXIT
 for ((r = 1; r <= rounds; r++)); do
