@@ -5,7 +5,7 @@
 # The PyTorch CPU calibration is fitted to every shipped run log but @dev-cpu-pytorch-zen5-keep
 # (the Zen 5 VM with glibc told to keep its memory), then that log is predicted with it, as it is
 # (keeps) and with its allocator column set to returns. docs/accuracy.md gives the figures:
-# 21.0% kept, against 34.9% for the calibration of the day before, which charged the passes.
+# 21.0% kept, against 38.1% for the calibration shipped the day before, which charged the passes.
 #
 # Asserted: the kept log predicted better as keeps than as returns, and within 25%. The logs are
 # fixed data, so this guards the fit and the prediction, not timing.
