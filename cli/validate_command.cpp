@@ -401,6 +401,8 @@ int Calibrate(const CalibrateOptions& o) {
   std::map<std::pair<std::string, std::string>, std::vector<std::string>> group_of, model_of;
   // Each run's CPU thread count (0 on a GPU or where the run does not state it).
   std::map<std::pair<std::string, std::string>, std::vector<int>> threads_of;
+  // The CPU runs whose allocator keeps its memory, fitted without memory passes.
+  std::map<std::pair<std::string, std::string>, int> kept;
   // The run logs each calibration is fitted to, as the command line names them, in that order.
   std::map<std::pair<std::string, std::string>, std::vector<std::string>> logs_of;
   for (const PredictedRun& p : predicted->runs) {
@@ -410,6 +412,7 @@ int Calibrate(const CalibrateOptions& o) {
     group_of[key].push_back(o.leave_out == "model" ? p.run.model : p.run.target);
     model_of[key].push_back(p.prediction.model_name);
     threads_of[key].push_back(p.prediction.gpu ? 0 : p.run.threads);
+    if (!p.prediction.gpu && p.run.allocator_keeps) ++kept[key];
     std::vector<std::string>& logs = logs_of[key];
     if (const std::string log = RunLogOf(p.run);
         std::find(logs.begin(), logs.end(), log) == logs.end())
@@ -423,6 +426,8 @@ int Calibrate(const CalibrateOptions& o) {
     for (const auto& s : samples) ptrs.push_back(&s);
     std::cout << "Calibration of " << key.first << " on " << key.second << ": " << ptrs.size()
               << (ptrs.size() == 1 ? " run" : " runs");
+    if (kept[key] > 0)
+      std::cout << " (" << kept[key] << " keeping their memory: no memory passes for them)";
     const std::vector<int> folds = FoldsOf(group_of[key]);
     if (!o.leave_out.empty() && *std::max_element(folds.begin(), folds.end()) == 0) {
       std::cout << ", not fitted: all on one " << o.leave_out << ", which leaves --leave-out "
