@@ -111,7 +111,11 @@ std::string PerStepText(const Prediction& p, const char* lead) {
 }
 
 void JsonCalibration(const Prediction& p, nlohmann::ordered_json* j) {
-  if (p.calibration) (*j)["calibration"] = CalibrationJson(p.calibration);
+  if (p.calibration) {
+    (*j)["calibration"] = CalibrationJson(p.calibration);
+    // What the prediction charged: 0 where --allocator keeps left the passes out.
+    (*j)["calibration"]["memory_passes_applied"] = p.memory_passes;
+  }
   if (!p.calibrations_available.empty()) {
     nlohmann::ordered_json a = nlohmann::ordered_json::array();
     for (const profiler::StoredCalibration& c : p.calibrations_available)
