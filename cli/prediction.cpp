@@ -105,8 +105,7 @@ Status Predictor::ApplyCalibration(const PredictionRequest& r, const std::string
     return Status::Ok();
   }
   p->calibration = *c;
-  settings->Apply(c->correction());
-  if (r.allocator_keeps) settings->memory_passes = 0;
+  settings->Apply(c->correction().ForAllocator(r.allocator_keeps));
   return Status::Ok();
 }
 

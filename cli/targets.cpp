@@ -449,10 +449,8 @@ Result<Market> OpenMarket(const MarketInputs& in, const std::string& model) {
       not_applied += "Not calibrated on " + std::string(kind) + ": " + why + "\n";
       continue;
     }
-    KernelCorrection correction = c->correction();
     const bool keeps = !gpu && in.allocator_keeps;  // memory passes are a CPU term
-    if (keeps) correction.memory_passes = 0;
-    (gpu ? m.corrections.gpu : m.corrections.cpu) = correction;
+    (gpu ? m.corrections.gpu : m.corrections.cpu) = c->correction().ForAllocator(keeps);
     (gpu ? m.gpu_calibration : m.cpu_calibration) = *c;
     applied += std::string(applied.empty() ? "" : "; ") + kind + " (" +
                (c->shipped ? "shipped, " : "") + CorrectionText(c->correction(), keeps) + ")";

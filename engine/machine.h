@@ -95,6 +95,14 @@ struct KernelCorrection {
   Seconds per_op_overhead;
   Seconds per_step_overhead;
   double memory_passes = 0;
+
+  // As it applies to a framework whose allocator keeps the memory a step frees (`keeps`):
+  // without the memory passes, which stand for the faults of memory returned to the OS.
+  KernelCorrection ForAllocator(bool keeps) const {
+    KernelCorrection c = *this;
+    if (keeps) c.memory_passes = 0;
+    return c;
+  }
 };
 // One per device kind, where a calibration is stored.
 struct Corrections {

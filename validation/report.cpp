@@ -77,7 +77,7 @@ std::optional<RepeatedRuns> RepeatedOf(const std::vector<RunResult>& results) {
            "|" + x.optimizer + "|" + x.rnn + "|" + x.isa + "|" + std::to_string(x.threads) + "|" +
            std::to_string(x.gpus) + "|" + std::to_string(x.samples) + "|" +
            std::to_string(x.val_samples) + "|" + x.framework + "|" + x.framework_version + "|" +
-           (x.allocator_keeps ? "keeps" : "returns");
+           x.allocator();
   });
   RepeatedRuns out;
   std::vector<double> best, measured, predicted;
@@ -168,9 +168,8 @@ ValidationReport Summarise(std::vector<RunResult> results) {
   report.by_kind = GroupBy(report.results, [](const RunResult& r) { return r.device_kind; });
   report.by_precision =
       GroupBy(report.results, [](const RunResult& r) { return PrecisionLabel(r.run); });
-  report.by_allocator = GroupBy(report.results, [](const RunResult& r) {
-    return std::string(r.run.allocator_keeps ? "keeps" : "returns");
-  });
+  report.by_allocator =
+      GroupBy(report.results, [](const RunResult& r) { return std::string(r.run.allocator()); });
 
   const auto priced = GroupsOf(report.results, [](const RunResult& r) {
     return r.predicted_usd && r.measured_usd ? BuildOf(r.run) : std::string();

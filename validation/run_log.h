@@ -49,6 +49,7 @@ struct RunRecord {
   // operating system ("returns" or not stated: glibc's malloc with its defaults), to be faulted
   // in again the next step: a calibration's memory passes apply only to the latter.
   bool allocator_keeps = false;
+  const char* allocator() const { return allocator_keeps ? "keeps" : "returns"; }
   std::string framework;  // "pytorch", "keras+tensorflow"
   std::string framework_version;
   std::string source;
