@@ -374,6 +374,10 @@ def main():
                     "threads on a 2-vCPU VM up to 2x the median, docs/accuracy.md)")
     ap.add_argument("--samples", type=int, default=0,
                     help="training samples per epoch for --run-log (default: the model's)")
+    ap.add_argument("--window-file",
+                    help="write the CLOCK_MONOTONIC seconds at which the timed steps start and "
+                    "end to this file (tools/reference/perf_ops.py keeps perf's samples between "
+                    "them)")
     a = ap.parse_args()
     torch.set_num_threads(a.threads)
     torch.manual_seed(0)
@@ -483,6 +487,7 @@ def main():
     sync()
     times, host = [], []
     faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
+    window_start = time.clock_gettime(time.CLOCK_MONOTONIC)
     for _ in range(a.steps):
         t = time.perf_counter()
         step()
@@ -490,6 +495,10 @@ def main():
         host.append(time.perf_counter() - t)
         sync()
         times.append(time.perf_counter() - t)
+    if a.window_file:
+        with open(a.window_file, "w") as f:
+            f.write("%.6f %.6f %d\n" % (window_start, time.clock_gettime(time.CLOCK_MONOTONIC),
+                                        a.steps))
     host.sort()
     a.host_ms = host[len(host) // 2] * 1e3
     # Pages the timed steps faulted in: on a CPU mostly memory glibc returned to the kernel and
