@@ -21,8 +21,17 @@ struct StepReplay {
   std::vector<Measurement> ops;
 };
 
+// How many instances (each with buffers of its own) the replay makes of each of `ops`: one per
+// call of it in `sequence`, as a framework gives each call tensors of its own, so that a call
+// reads operands written a step ago rather than by the call before; all scaled down alike (at
+// least one each) where their operands' bytes together would pass `budget_bytes`.
+inline constexpr double kReplayInstanceBytes = 2e9;
+std::vector<int> ReplayInstances(const std::vector<OpSignature>& ops,
+                                 const std::vector<int>& sequence, double budget_bytes);
+
 // Runs a whole step on this CPU, call after call as `sequence` lists them (indices into `ops`,
-// StepOps::sequence), each op on buffers of its own, and times the step as Measure times one op,
+// StepOps::sequence), each call on its op's next instance (ReplayInstances), and times the step
+// as Measure times one op,
 // and each call within it. Unlike Measure, nothing is run ahead of an op to stand in for the step
 // around it, and BLAS products run in this process: the step's own ops are around them, and the
 // thread pools (OpenMP's, the system BLAS's) hand the cores over between calls as they do in a

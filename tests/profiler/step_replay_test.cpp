@@ -67,6 +67,20 @@ TEST(StepReplayTest, AnOpNeverCalledHasNoRuns) {
   EXPECT_EQ(r->ops[1].count, 0);
 }
 
+// Each call of an op gets buffers of its own, as a framework's tensors, unless their bytes
+// together pass the budget: then every op's instances shrink by the same share, one at least.
+TEST(StepReplayTest, EachCallHasItsOwnBuffersWithinABudget) {
+  const std::vector<OpSignature> ops = {*OpSignature::Parse("eltwise_fwd dt=f32 alg=relu n=64"),
+                                        *OpSignature::Parse("eltwise_fwd dt=f32 alg=tanh n=64"),
+                                        *OpSignature::Parse("eltwise_fwd dt=f32 alg=elu n=64")};
+  const std::vector<int> sequence = {0, 0, 0, 0, 1, 1};
+  const double bytes = ops[0].bytes().value();  // the same for all three
+  EXPECT_EQ(ReplayInstances(ops, sequence, kReplayInstanceBytes), (std::vector<int>{4, 2, 1}));
+  EXPECT_EQ(ReplayInstances(ops, sequence, 6 * bytes), (std::vector<int>{4, 2, 1}));
+  EXPECT_EQ(ReplayInstances(ops, sequence, 3 * bytes), (std::vector<int>{2, 1, 1}));
+  EXPECT_EQ(ReplayInstances(ops, sequence, 0), (std::vector<int>{1, 1, 1}));
+}
+
 TEST(StepReplayTest, BadStepsAreErrors) {
   Step step = LowerForReplay("mnist_mlp", 8);
   EXPECT_EQ(ReplayCpuStep(step.ops, {}, kThreeSteps).status().message(),
