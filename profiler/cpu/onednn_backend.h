@@ -31,11 +31,10 @@ std::vector<int> ReplayInstances(const std::vector<OpSignature>& ops,
 
 // Runs a whole step on this CPU, call after call as `sequence` lists them (indices into `ops`,
 // StepOps::sequence), each call on its op's next instance (ReplayInstances), and times the step
-// as Measure times one op,
-// and each call within it. Unlike Measure, nothing is run ahead of an op to stand in for the step
-// around it, and BLAS products run in this process: the step's own ops are around them, and the
-// thread pools (OpenMP's, the system BLAS's) hand the cores over between calls as they do in a
-// framework's step. ATen's and oneDNN's kernels are the same ones Measure times.
+// as Measure times one op, and each call within it. Unlike Measure, nothing is run ahead of an
+// op to stand in for the step around it, and BLAS products run in this process: the step's own
+// ops are around them, and the thread pools (OpenMP's, the system BLAS's) hand the cores over
+// between calls as they do in a framework's step. ATen's and oneDNN's kernels are the same ones Measure times.
 Result<StepReplay> ReplayCpuStep(const std::vector<OpSignature>& ops,
                                  const std::vector<int>& sequence, const MeasureOptions& options);
 
