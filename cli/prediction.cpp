@@ -148,8 +148,11 @@ Result<Prediction> Predictor::PredictMeasured(const PredictionRequest& r, const 
   EPOCHCOST_RETURN_IF_ERROR(ApplyCalibration(r, device.kind, &p, &settings));
   Result<std::vector<profiler::Microbenchmark>> bs = profiles_->Microbenchmarks(device);
   if (!bs.ok()) return bs.status();
-  double overhead = -1;  // the device's plain launch on a GPU
+  double overhead = -1;                    // the device's plain launch on a GPU
+  std::optional<Seconds> serial_overhead;  // the dispatch at 1 thread (EpochOptions)
   for (const auto& b : *bs) {
+    if (b.threads == 1 && b.name == "dispatch_seconds")
+      serial_overhead = Seconds::FromSeconds(std::max(0.0, b.value));
     if (b.threads != p.threads) continue;
     if (b.name == "dispatch_seconds") overhead = b.value;
     if (b.name == "triad_bytes_per_second" && !p.gpu)
@@ -157,7 +160,10 @@ Result<Prediction> Predictor::PredictMeasured(const PredictionRequest& r, const 
     if (b.name == "page_fault_seconds" && !p.gpu) p.page_fault = Seconds::FromSeconds(b.value);
   }
   const Seconds launch = Seconds::FromSeconds(std::max(0.0, overhead));
-  if (settings.per_op_overhead) overhead = settings.per_op_overhead->seconds();
+  if (settings.per_op_overhead) {
+    overhead = settings.per_op_overhead->seconds();
+    serial_overhead.reset();  // a given or fitted overhead is the framework's, serial or not
+  }
   p.overhead = Seconds::FromSeconds(std::max(0.0, overhead));
   p.kernel_scale = settings.kernel_scale;
   p.per_step_overhead = settings.per_step_overhead;
@@ -173,6 +179,7 @@ Result<Prediction> Predictor::PredictMeasured(const PredictionRequest& r, const 
   p.epoch = PredictEpoch((*step)->train, (*step)->eval, p.batch, *profiles_,
                          {.threads = p.threads,
                           .per_op_overhead = p.overhead,
+                          .serial_per_op_overhead = serial_overhead,
                           .kernel_scale = p.kernel_scale,
                           .per_step_overhead = p.per_step_overhead,
                           .per_gb_moved = PerGbMoved(p.memory_passes, p.bandwidth),

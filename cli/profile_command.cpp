@@ -8,6 +8,7 @@
 #include <iostream>
 #include <set>
 #include <sstream>
+#include <utility>
 
 #include "catalog/records.h"
 #include "cli/commands.h"
@@ -137,26 +138,41 @@ struct Pass {
 // defaults: 50 after 5, as the reference harness), timing each call too.
 Result<profiler::StepReplay> Replay(const StepOps& step, int threads, const ProfileOptions& o) {
   std::vector<OpSignature> ops;
-  for (const StepOp& op : step.ops) ops.push_back(op.signature);
+  std::vector<bool> serial;
+  for (const StepOp& op : step.ops) {
+    ops.push_back(op.signature);
+    serial.push_back(op.serial);
+  }
   return profiler::ReplayCpuStep(ops, step.sequence,
                                  {.threads = threads,
                                   .warmup = o.warmup,
                                   .min_repeats = o.steps,
                                   .min_time = Seconds(),
-                                  .mean_within = 1});
+                                  .mean_within = 1},
+                                 serial);
 }
+
+// The thread count a prediction at `threads` takes `op`'s time from (StepOp::serial).
+int ThreadsFor(const StepOp& op, int threads) { return op.serial ? 1 : threads; }
 
 // `profile --in-step`: each pass (each model's validation pass, then its training step) replayed
 // on this CPU at each thread count (ReplayCpuStep), and every op stored at its calls' times inside
 // the pass, where the step's own ops, not a stand-in, run before each call. A signature two passes
 // share keeps the times of the last one replayed: the training step of the last model given.
-// Returns the rows stored.
+// An op the framework runs serially is predicted from its 1-thread row, so it is stored from
+// the 1-thread replay alone, which runs whenever such an op is in a pass. Returns the rows stored.
 Result<int> ProfileInStep(const ProfileOptions& o, const std::vector<int>& threads,
                           const std::vector<Pass>& passes, const profiler::Fingerprint& here,
                           profiler::ProfileStore& store, const std::string& today) {
   // Stored only once every step has replayed: an op the CPU cannot run changes nothing.
   std::vector<profiler::StoredMeasurement> rows;
-  for (int t : threads)
+  std::vector<int> counts = threads;
+  bool serial = false;
+  for (const Pass& pass : passes)
+    for (const StepOp& op : pass.step.ops) serial = serial || op.serial;
+  if (serial && std::find(counts.begin(), counts.end(), 1) == counts.end())
+    counts.insert(counts.begin(), 1);
+  for (int t : counts)
     for (const Pass& pass : passes) {
       Progress(0, 1,
                pass.model + (pass.training ? " training step" : " validation pass") + " at " +
@@ -164,7 +180,8 @@ Result<int> ProfileInStep(const ProfileOptions& o, const std::vector<int>& threa
       Result<profiler::StepReplay> r = Replay(pass.step, t, o);
       if (!r.ok()) return r.status();
       for (size_t i = 0; i < pass.step.ops.size(); ++i)
-        if (r->ops[i].count > 0)  // none for an op listed with no call (a count of 0)
+        // None for an op listed with no call (a count of 0), nor for a serial one but at 1 thread.
+        if (r->ops[i].count > 0 && ThreadsFor(pass.step.ops[i], t) == t)
           rows.push_back({pass.step.ops[i].signature.ToString(), t, r->ops[i], today});
     }
   Progress(1, 1, "");
@@ -194,9 +211,10 @@ int ProfileModels(const ProfileOptions& o) {
   const profiler::Fingerprint& here = device->fingerprint;
   (*store)->SelectDevice(here);
 
-  // Every signature a validation pass and a training step of each model runs.
+  // Every signature a validation pass and a training step of each model runs, and those the
+  // framework runs serially (measured at 1 thread only: StepOp::serial).
   std::vector<Pass> passes;
-  std::set<std::string> wanted;
+  std::set<std::string> wanted, serial;
   for (const std::string& spec : o.models) {
     Result<LoweredModel> m = LoadForProfile(spec, o, device->target);
     if (!m.ok()) return ReportError(m.status());
@@ -204,7 +222,10 @@ int ProfileModels(const ProfileOptions& o) {
       m->lowering.training = training;
       Result<StepOps> step = Lower(m->model, m->lowering);
       if (!step.ok()) return ReportError(step.status());
-      for (const StepOp& op : step->ops) wanted.insert(op.signature.ToString());
+      for (const StepOp& op : step->ops) {
+        wanted.insert(op.signature.ToString());
+        if (op.serial) serial.insert(op.signature.ToString());
+      }
       passes.push_back({m->model.name(), training, std::move(*step)});
     }
   }
@@ -237,8 +258,11 @@ int ProfileModels(const ProfileOptions& o) {
     }
     *threads = std::vector<int>(counts.begin(), counts.end());  // for the microbenchmarks
   }
-  for (int t : o.again ? std::vector<int>() : *threads)
+  std::set<std::pair<std::string, int>> planned;
+  for (int at : o.again ? std::vector<int>() : *threads)
     for (const std::string& sig : wanted) {
+      const int t = serial.contains(sig) ? 1 : at;
+      if (!planned.insert({sig, t}).second) continue;
       const OpSignature parsed = *OpSignature::Parse(sig);
       const bool forced = o.force || force_kinds.contains(parsed.kind);
       if (!forced && (*store)->Find(parsed, t)) {
@@ -380,7 +404,7 @@ int ReplayStep(const ProfileOptions& o) {
     bool all = true;
     std::vector<std::optional<OpTime>> stored;
     for (size_t i = 0; i < step->ops.size(); ++i) {
-      stored.push_back((*store)->Find(step->ops[i].signature, t));
+      stored.push_back((*store)->Find(step->ops[i].signature, ThreadsFor(step->ops[i], t)));
       in_step += r->ops[i].mean * step->ops[i].count;
       if (stored.back()) sum += stored.back()->mean * step->ops[i].count;
       all = all && stored.back().has_value();

@@ -130,7 +130,8 @@ void Lowerer::Add(OpSignature sig, const std::string& layer, int count) {
   auto it = index_.find(key);
   if (it == index_.end()) {
     it = index_.emplace(key, out_.ops.size()).first;
-    out_.ops.push_back({std::move(sig), 0, {layer}});
+    const bool serial = o_.aten_kernels && SerialInAten(sig);
+    out_.ops.push_back({std::move(sig), 0, {layer}, serial});
   }
   StepOp& op = out_.ops[it->second];
   op.count += count;

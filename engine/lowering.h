@@ -90,6 +90,9 @@ struct StepOp {
   OpSignature signature;
   int count = 0;
   std::vector<std::string> layers;  // the layers that run it, in model order
+  // The framework runs each call on one thread whatever the step's thread count (SerialInAten,
+  // PyTorch on a CPU): a prediction takes its 1-thread time, and `profile` measures it there.
+  bool serial = false;
 };
 
 struct StepOps {

@@ -67,6 +67,21 @@ bool AlwaysAten(OpKind kind, DType dtype) {
   }
 }
 
+bool SerialInAten(const OpSignature& sig) {
+  switch (sig.kind) {
+    case OpKind::kEltwiseFwd:
+    case OpKind::kEltwiseBwd:
+    case OpKind::kBinary:
+    case OpKind::kConcat:
+    case OpKind::kReorder: {
+      const int64_t n = sig.dim("n");
+      return n > 0 && n < kAtenGrainSize;
+    }
+    default:
+      return false;
+  }
+}
+
 bool Float32UnderAutocast(OpKind kind) {
   switch (kind) {
     case OpKind::kOptimizer:

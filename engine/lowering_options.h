@@ -15,6 +15,18 @@ namespace epochcost {
 // updates to ATen. Max pooling is marked where its window is known (the lowering's Pool).
 bool AlwaysAten(OpKind kind, DType dtype);
 
+// ATen's grain (at::internal::GRAIN_SIZE, PyTorch 1.13): a TensorIterator loop, a copy or a
+// concatenation over fewer values runs on the calling thread alone, with no OpenMP region.
+inline constexpr int64_t kAtenGrainSize = 32768;
+
+// Whether PyTorch on a CPU (LoweringOptions::aten_kernels) runs `sig` on one thread whatever its
+// thread count: an element-wise op (unary, binary, a copy or cast, a concatenation) over fewer
+// than kAtenGrainSize values. At 2 threads such a call takes its 1-thread time in PyTorch (a
+// 2,048-value mul 1.14 us at both), while oneDNN, which the profile times it with, opens an
+// OpenMP region for it (4.5-11 us on the Zen 5 VM; docs/accuracy.md, "Small element-wise ops
+// run serially"). Layout reorders around convolutions (mb c h w) are oneDNN's and are not.
+bool SerialInAten(const OpSignature& sig);
+
 // What autocast runs in fp32 whatever the autocast type (LoweringOptions::amp): the weights'
 // update, and the ops on its fp32 list that a step lowers to.
 bool Float32UnderAutocast(OpKind kind);

@@ -18,11 +18,16 @@ struct StepSum {
 StepSum Sum(const StepOps& ops, const OpTimeSource& times, const EpochOptions& o,
             std::vector<OpTiming>* rows, std::vector<OpSignature>* missing,
             std::set<std::string>* seen_missing) {
-  const CallCost call{o.kernel_scale, o.per_gb_moved, o.per_op_overhead, o.dispatch_overlaps};
+  const CallCost parallel{o.kernel_scale, o.per_gb_moved, o.per_op_overhead, o.dispatch_overlaps};
+  const CallCost alone{o.kernel_scale, o.per_gb_moved,
+                       o.serial_per_op_overhead.value_or(o.per_op_overhead), o.dispatch_overlaps};
   StepSum sum;
   bool first = true;
   for (const StepOp& op : ops.ops) {
-    std::optional<OpTime> t = times.Find(op.signature, o.threads);
+    // A call the framework runs on one thread takes its 1-thread time at any thread count.
+    const bool serial = op.serial && o.threads > 1;
+    std::optional<OpTime> t = times.Find(op.signature, serial ? 1 : o.threads);
+    const CallCost& call = serial ? alone : parallel;
     if (!t) {
       if (seen_missing->insert(op.signature.ToString()).second) missing->push_back(op.signature);
       continue;
@@ -40,7 +45,10 @@ StepSum Sum(const StepOps& ops, const OpTimeSource& times, const EpochOptions& o
       sum.source = t->source;
     }
     first = false;
-    if (rows) rows->push_back({op.signature, op.count, t->mean, extra, cost, t->source, op.layers});
+    if (rows)
+      rows->push_back({op.signature, op.count, t->mean, extra, cost,
+                       serial ? t->source + ", its 1-thread time (run serially)" : t->source,
+                       op.layers});
   }
   return sum;
 }

@@ -37,7 +37,11 @@ class OpTimeSource {
 
 struct EpochOptions {
   int threads = 1;
-  Seconds per_op_overhead;         // framework dispatch per op call
+  Seconds per_op_overhead;  // framework dispatch per op call
+  // The dispatch of a call the framework runs on one thread (StepOp::serial) when `threads` is
+  // more: where per_op_overhead is the device's measured dispatch, the 1-thread one (no OpenMP
+  // region to open); else per_op_overhead. Unset: per_op_overhead.
+  std::optional<Seconds> serial_per_op_overhead;
   double kernel_scale = 1;         // a calibration's multiplier on every op time (validation/)
   Seconds per_step_overhead;       // a calibration's fixed cost per training step
   Seconds per_gb_moved;            // a calibration's cost per GB of an op's memory traffic

@@ -498,8 +498,12 @@ std::vector<int> ReplayInstances(const std::vector<OpSignature>& ops,
 }
 
 Result<StepReplay> ReplayCpuStep(const std::vector<OpSignature>& ops,
-                                 const std::vector<int>& sequence, const MeasureOptions& options) {
+                                 const std::vector<int>& sequence, const MeasureOptions& options,
+                                 const std::vector<bool>& serial) {
   if (sequence.empty()) return Status::InvalidArgument("the step has no ops to replay");
+  if (!serial.empty() && serial.size() != ops.size())
+    return Status::InvalidArgument("serial flags for " + std::to_string(serial.size()) +
+                                   " ops, the step has " + std::to_string(ops.size()) + " ops");
   dnnl::engine engine(dnnl::engine::kind::cpu, 0);
   dnnl::stream stream(engine);
   omp_set_num_threads(options.threads);
@@ -533,11 +537,14 @@ Result<StepReplay> ReplayCpuStep(const std::vector<OpSignature>& ops,
           const bool timed = steps_run++ >= options.warmup;
           std::vector<size_t> next(ops.size(), 0);  // the instance each op's next call runs on
           for (int i : sequence) {
+            const bool alone = !serial.empty() && serial[i] && options.threads > 1;
+            if (alone) omp_set_num_threads(1);
             const auto start = Clock::now();
             calls[i][next[i]++ % calls[i].size()]();
             if (timed)
               call_seconds[i].push_back(
                   std::chrono::duration<double>(Clock::now() - start).count());
+            if (alone) omp_set_num_threads(options.threads);
           }
         },
         options);

@@ -34,9 +34,12 @@ std::vector<int> ReplayInstances(const std::vector<OpSignature>& ops,
 // as Measure times one op, and each call within it. Unlike Measure, nothing is run ahead of an
 // op to stand in for the step around it, and BLAS products run in this process: the step's own
 // ops are around them, and the thread pools (OpenMP's, the system BLAS's) hand the cores over
-// between calls as they do in a framework's step. ATen's and oneDNN's kernels are the same ones Measure times.
+// between calls as they do in a framework's step. ATen's and oneDNN's kernels are the same ones
+// Measure times. `serial[i]`, where given, runs every call of ops[i] on one thread (StepOp::serial:
+// the framework runs it on its calling thread alone).
 Result<StepReplay> ReplayCpuStep(const std::vector<OpSignature>& ops,
-                                 const std::vector<int>& sequence, const MeasureOptions& options);
+                                 const std::vector<int>& sequence, const MeasureOptions& options,
+                                 const std::vector<bool>& serial = {});
 
 // oneDNN's version, "2.6.3".
 std::string OneDnnVersion();

@@ -7,6 +7,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "engine/lowering_options.h"
 #include "engine/zoo.h"
 
 namespace epochcost {
@@ -141,6 +142,31 @@ TEST(LoweringTest, UnrolledLstmLoopsOverSteps) {
   EXPECT_EQ(Count(ops, OpKind::kInnerProductBwdWeights), 2 + 200 + 1);  // + the dense layer
 }
 
+// PyTorch runs element-wise calls over fewer than 32,768 values on one thread (ATen's grain):
+// the bi-LSTM's cell ops over 32 x 64 and 32 x 256 values, not its products, not its input
+// projection's 100 x 32 x 256 stacked gradients. Without ATen (another framework), none.
+TEST(LoweringTest, PyTorchRunsSmallElementwiseCallsSerially) {
+  Result<Model> m = LoadZooModel("imdb_bidirectional_lstm");
+  ASSERT_TRUE(m.ok());
+  Result<StepOps> step =
+      Lower(*m, {.batch = 32, .optimizer = Optimizer::kAdam, .aten_kernels = true});
+  ASSERT_TRUE(step.ok()) << step.status().message();
+  std::map<std::string, bool> serial;
+  for (const StepOp& op : step->ops) serial[op.signature.ToString()] = op.serial;
+  EXPECT_TRUE(serial.at("binary dt=f32 alg=mul n=2048"));
+  EXPECT_TRUE(serial.at("eltwise_fwd dt=f32 alg=sigmoid n=6144"));
+  EXPECT_TRUE(serial.at("concat dt=f32 n=8192"));
+  EXPECT_FALSE(serial.at("concat dt=f32 n=819200"));
+  EXPECT_FALSE(serial.at("ip_fwd dt=f32 aten=1 bias=1 ic=64 mb=32 oc=256"));
+  EXPECT_FALSE(serial.at("optimizer dt=f32 alg=adam aten=1 n=128"));
+  EXPECT_TRUE(SerialInAten(*OpSignature::Parse("binary dt=f32 alg=add n=32767")));
+  EXPECT_FALSE(SerialInAten(*OpSignature::Parse("binary dt=f32 alg=add n=32768")));
+  EXPECT_FALSE(SerialInAten(*OpSignature::Parse("reorder dt=f32 mb=32 c=3 h=32 w=32")));
+  Result<StepOps> other = Lower(*m, {.batch = 32, .optimizer = Optimizer::kAdam});
+  ASSERT_TRUE(other.ok());
+  for (const StepOp& op : other->ops) EXPECT_FALSE(op.serial) << op.signature.ToString();
+}
+
 TEST(LoweringTest, SequenceListsEveryCallInOrder) {
   // Each op appears in the sequence as often as its count says, and the first time in its
   // first-use order.
@@ -151,7 +177,9 @@ TEST(LoweringTest, SequenceListsEveryCallInOrder) {
     for (int i : ops.sequence) {
       ASSERT_GE(i, 0);
       ASSERT_LT(i, static_cast<int>(ops.ops.size()));
-      if (seen[i]++ == 0) EXPECT_EQ(i, next_new++) << name;
+      if (seen[i]++ == 0) {
+        EXPECT_EQ(i, next_new++) << name;
+      }
     }
     for (size_t i = 0; i < ops.ops.size(); ++i) EXPECT_EQ(seen[i], ops.ops[i].count) << name;
   }

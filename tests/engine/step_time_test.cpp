@@ -100,6 +100,51 @@ TEST(PredictEpochTest, AGpuCallsHostTimeBeyondALaunchAddsToItsDispatch) {
               (fwd + rest) * 17e-6, 1e-12);
 }
 
+// Times by thread count: 1 ms at one thread, 3 ms at two, to tell which row a call took.
+class ThreadedTimes : public OpTimeSource {
+ public:
+  std::optional<OpTime> Find(const OpSignature&, int threads) const override {
+    const Seconds t = Seconds::FromMilliseconds(threads == 1 ? 1 : 3);
+    return OpTime{t, t, t, t, "fake"};
+  }
+};
+
+// PyTorch runs an element-wise call over fewer than 32,768 values on one thread whatever its
+// thread count (SerialInAten): at 2 threads it takes its 1-thread row and the 1-thread dispatch;
+// the products and the larger element-wise calls take the 2-thread rows and dispatch.
+TEST(PredictEpochTest, ASerialCallTakesItsOneThreadTimeAndDispatch) {
+  Result<Model> m = LoadZooModel("imdb_bidirectional_lstm");
+  const LoweringOptions o{.batch = 32, .optimizer = Optimizer::kAdam, .aten_kernels = true};
+  Result<StepOps> train = Lower(*m, o);
+  LoweringOptions eval_o = o;
+  eval_o.training = false;
+  Result<StepOps> eval = Lower(*m, eval_o);
+  int serial = 0, parallel = 0;
+  for (const StepOp& op : train->ops) (op.serial ? serial : parallel) += op.count;
+  ASSERT_GT(serial, 0);
+  ASSERT_GT(parallel, 0);
+  EpochPrediction p = PredictEpoch(*train, *eval, 32, ThreadedTimes(),
+                                   {.threads = 2,
+                                    .per_op_overhead = Seconds::FromMicroseconds(4),
+                                    .serial_per_op_overhead = Seconds::FromMicroseconds(1),
+                                    .samples = 32});
+  EXPECT_NEAR(p.step.seconds(), serial * 1.001e-3 + parallel * 3.004e-3, 1e-12);
+  for (const OpTiming& t : p.ops)
+    if (t.source != "fake") {
+      EXPECT_EQ(t.source, "fake, its 1-thread time (run serially)");
+    }
+  // At one thread there is nothing to tell apart; without the 1-thread dispatch, the one given.
+  EXPECT_NEAR(PredictEpoch(*train, *eval, 32, ThreadedTimes(),
+                           {.per_op_overhead = Seconds::FromMicroseconds(4), .samples = 32})
+                  .step.seconds(),
+              (serial + parallel) * 1.004e-3, 1e-12);
+  EXPECT_NEAR(
+      PredictEpoch(*train, *eval, 32, ThreadedTimes(),
+                   {.threads = 2, .per_op_overhead = Seconds::FromMicroseconds(4), .samples = 32})
+          .step.seconds(),
+      serial * 1.004e-3 + parallel * 3.004e-3, 1e-12);
+}
+
 TEST(PredictEpochTest, ListsMissingSignaturesOnce) {
   Result<Model> m = LoadZooModel("mnist_cnn");
   Result<StepOps> train = Lower(*m, {.batch = 8});

@@ -4,6 +4,7 @@
 #include <gtest/gtest.h>
 
 #include "engine/lowering.h"
+#include "engine/lowering_options.h"
 #include "engine/zoo.h"
 #include "profiler/cpu/onednn_backend.h"
 
@@ -58,6 +59,19 @@ TEST(StepReplayTest, RunsEveryCallOfAStep) {
   }
 }
 
+// An op the framework runs serially replays on one thread inside a 2-thread step, and is timed.
+TEST(StepReplayTest, RunsSerialOpsOnOneThread) {
+  Step step = LowerForReplay("lstm_text_generation", 8);
+  std::vector<bool> serial(step.ops.size(), false);
+  for (size_t i = 0; i < step.ops.size(); ++i) serial[i] = SerialInAten(step.ops[i]);
+  MeasureOptions two = kThreeSteps;
+  two.threads = 2;
+  Result<StepReplay> r = ReplayCpuStep(step.ops, step.sequence, two, serial);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  for (size_t i = 0; i < step.ops.size(); ++i)
+    EXPECT_GT(r->ops[i].mean.seconds(), 0) << step.ops[i].ToString();
+}
+
 TEST(StepReplayTest, AnOpNeverCalledHasNoRuns) {
   const std::vector<OpSignature> ops = {*OpSignature::Parse("eltwise_fwd dt=f32 alg=relu n=64"),
                                         *OpSignature::Parse("eltwise_fwd dt=f32 alg=tanh n=64")};
@@ -92,6 +106,8 @@ TEST(StepReplayTest, BadStepsAreErrors) {
   no_threads.threads = 0;
   EXPECT_EQ(ReplayCpuStep(step.ops, step.sequence, no_threads).status().message(),
             "threads must be positive, got 0");
+  EXPECT_EQ(ReplayCpuStep(step.ops, step.sequence, kThreeSteps, {true}).status().message(),
+            "serial flags for 1 ops, the step has " + std::to_string(n) + " ops");
   std::vector<OpSignature> tf32 = {*OpSignature::Parse("eltwise_fwd dt=tf32 alg=relu n=64")};
   EXPECT_EQ(ReplayCpuStep(tf32, {0}, kThreeSteps).status().code(), StatusCode::kUnsupported);
 }
