@@ -13,22 +13,14 @@ Prints medians in milliseconds: the whole layer forward without and with autogra
 plus backward; then the cell's ops alone.
 """
 import argparse
-import time
 
 import pin_threads  # noqa: E402,F401  (every thread pool pinned to --threads)
 import torch  # noqa: E402
+from framework_costs import median_seconds  # noqa: E402
 
 
 def median_ms(fn, repeats=50, warmup=5):
-    for _ in range(warmup):
-        fn()
-    times = []
-    for _ in range(repeats):
-        start = time.perf_counter()
-        fn()
-        times.append(time.perf_counter() - start)
-    times.sort()
-    return times[len(times) // 2] * 1e3
+    return median_seconds(fn, repeats=repeats, warmup=warmup) * 1e3
 
 
 def main():
