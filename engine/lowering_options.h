@@ -23,7 +23,7 @@ inline constexpr int64_t kAtenGrainSize = 32768;
 // thread count: an element-wise op (unary, binary, a copy or cast, a concatenation) over fewer
 // than kAtenGrainSize values. At 2 threads such a call takes its 1-thread time in PyTorch (a
 // 2,048-value mul 1.14 us at both), while oneDNN, which the profile times it with, opens an
-// OpenMP region for it (4.5-11 us on the Zen 5 VM; docs/accuracy.md, "Small element-wise ops
+// OpenMP region for it (4.5-11 us on the Zen 5 VM; docs/accuracy.md, "Small element-wise calls
 // run serially"). Layout reorders around convolutions (mb c h w) are oneDNN's and are not.
 bool SerialInAten(const OpSignature& sig);
 
