@@ -285,10 +285,14 @@ int ProfileModels(const ProfileOptions& o) {
     ++measured;
   }
   Progress(static_cast<int>(todo.size()), static_cast<int>(todo.size()), "");
-  // Microbenchmarks, once per thread count.
+  // Microbenchmarks, once per thread count, and at 1 thread where a serial op is measured there
+  // (its dispatch is the 1-thread one: EpochOptions::serial_per_op_overhead).
   Result<std::vector<profiler::Microbenchmark>> have = (*store)->Microbenchmarks(here);
   if (!have.ok()) return ReportError(have.status());
-  for (int t : *threads) {
+  std::vector<int> bench = *threads;
+  if (!serial.empty() && std::find(bench.begin(), bench.end(), 1) == bench.end())
+    bench.insert(bench.begin(), 1);
+  for (int t : bench) {
     // A GPU's are stored once any is; a CPU's once all are (a CPU profile from before one of
     // them existed measures them all again).
     bool stored = false;
