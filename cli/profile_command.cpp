@@ -152,8 +152,13 @@ Result<profiler::StepReplay> Replay(const StepOps& step, int threads, const Prof
                                  serial);
 }
 
-// The thread count a prediction at `threads` takes `op`'s time from (StepOp::serial).
-int ThreadsFor(const StepOp& op, int threads) { return op.serial ? 1 : threads; }
+// `counts` with 1 added (first) where `needed` and it lacks it: a serial op's row and dispatch
+// are measured at 1 thread (StepOp::serial).
+std::vector<int> WithOneThread(std::vector<int> counts, bool needed) {
+  if (needed && std::find(counts.begin(), counts.end(), 1) == counts.end())
+    counts.insert(counts.begin(), 1);
+  return counts;
+}
 
 // `profile --in-step`: each pass (each model's validation pass, then its training step) replayed
 // on this CPU at each thread count (ReplayCpuStep), and every op stored at its calls' times inside
@@ -166,13 +171,10 @@ Result<int> ProfileInStep(const ProfileOptions& o, const std::vector<int>& threa
                           profiler::ProfileStore& store, const std::string& today) {
   // Stored only once every step has replayed: an op the CPU cannot run changes nothing.
   std::vector<profiler::StoredMeasurement> rows;
-  std::vector<int> counts = threads;
   bool serial = false;
   for (const Pass& pass : passes)
     for (const StepOp& op : pass.step.ops) serial = serial || op.serial;
-  if (serial && std::find(counts.begin(), counts.end(), 1) == counts.end())
-    counts.insert(counts.begin(), 1);
-  for (int t : counts)
+  for (int t : WithOneThread(threads, serial))
     for (const Pass& pass : passes) {
       Progress(0, 1,
                pass.model + (pass.training ? " training step" : " validation pass") + " at " +
@@ -181,7 +183,7 @@ Result<int> ProfileInStep(const ProfileOptions& o, const std::vector<int>& threa
       if (!r.ok()) return r.status();
       for (size_t i = 0; i < pass.step.ops.size(); ++i)
         // None for an op listed with no call (a count of 0), nor for a serial one but at 1 thread.
-        if (r->ops[i].count > 0 && ThreadsFor(pass.step.ops[i], t) == t)
+        if (r->ops[i].count > 0 && RowThreads(pass.step.ops[i], t) == t)
           rows.push_back({pass.step.ops[i].signature.ToString(), t, r->ops[i], today});
     }
   Progress(1, 1, "");
@@ -289,10 +291,7 @@ int ProfileModels(const ProfileOptions& o) {
   // (its dispatch is the 1-thread one: EpochOptions::serial_per_op_overhead).
   Result<std::vector<profiler::Microbenchmark>> have = (*store)->Microbenchmarks(here);
   if (!have.ok()) return ReportError(have.status());
-  std::vector<int> bench = *threads;
-  if (!serial.empty() && std::find(bench.begin(), bench.end(), 1) == bench.end())
-    bench.insert(bench.begin(), 1);
-  for (int t : bench) {
+  for (int t : WithOneThread(*threads, !serial.empty())) {
     // A GPU's are stored once any is; a CPU's once all are (a CPU profile from before one of
     // them existed measures them all again).
     bool stored = false;
@@ -408,7 +407,7 @@ int ReplayStep(const ProfileOptions& o) {
     bool all = true;
     std::vector<std::optional<OpTime>> stored;
     for (size_t i = 0; i < step->ops.size(); ++i) {
-      stored.push_back((*store)->Find(step->ops[i].signature, ThreadsFor(step->ops[i], t)));
+      stored.push_back((*store)->Find(step->ops[i].signature, RowThreads(step->ops[i], t)));
       in_step += r->ops[i].mean * step->ops[i].count;
       if (stored.back()) sum += stored.back()->mean * step->ops[i].count;
       all = all && stored.back().has_value();

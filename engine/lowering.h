@@ -95,6 +95,9 @@ struct StepOp {
   bool serial = false;
 };
 
+// The thread count whose measurement prices `op` in a step run at `threads`: 1 for a serial op.
+inline int RowThreads(const StepOp& op, int threads) { return op.serial ? 1 : threads; }
+
 struct StepOps {
   std::vector<StepOp> ops;  // unique signatures, in first-use order
   // Every call of the step in the order the framework makes it, as indices into `ops` (index i

@@ -25,8 +25,9 @@ StepSum Sum(const StepOps& ops, const OpTimeSource& times, const EpochOptions& o
   bool first = true;
   for (const StepOp& op : ops.ops) {
     // A call the framework runs on one thread takes its 1-thread time at any thread count.
-    const bool serial = op.serial && o.threads > 1;
-    std::optional<OpTime> t = times.Find(op.signature, serial ? 1 : o.threads);
+    const int row_threads = RowThreads(op, o.threads);
+    const bool serial = row_threads != o.threads;
+    std::optional<OpTime> t = times.Find(op.signature, row_threads);
     const CallCost& call = serial ? alone : parallel;
     if (!t) {
       if (seen_missing->insert(op.signature.ToString()).second) missing->push_back(op.signature);
