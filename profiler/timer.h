@@ -21,6 +21,13 @@ Measurement Summarize(std::vector<double> samples);
 // than two runs.
 bool MeanSettled(int count, double sum, double sum_squares, double within);
 
+// Which of `samples` lie between their 25th and 75th percentiles, both included (the order
+// statistics at ranks 0.25 (n - 1) and 0.75 (n - 1), rounded outwards): the middle half of the
+// runs, those a median speaks for; every sample of up to four. A bimodal series (a 2-thread step on
+// a VM whose vCPUs all run it, GNU OpenMP's spinning team and OpenBLAS's workers taking turns)
+// loses its slow mode's runs and its fastest outliers. Empty for no samples.
+std::vector<bool> InMiddleHalf(const std::vector<double>& samples);
+
 // Times `run`; `before`, when set, runs ahead of every run (warm-up ones too) and is not timed:
 // the work a framework's step always does just before this op, where that changes the op's time.
 Measurement TimeRuns(const std::function<void()>& run, const MeasureOptions& options,

@@ -72,6 +72,21 @@ TEST(StepReplayTest, RunsSerialOpsOnOneThread) {
     EXPECT_GT(r->ops[i].mean.seconds(), 0) << step.ops[i].ToString();
 }
 
+// The ops' times are their calls' in the middle half of the timed steps (InMiddleHalf): of eight
+// steps, the six from the second fastest to the second slowest (no two take the same nanoseconds).
+TEST(StepReplayTest, OpsAreTimedInTheMiddleHalfOfTheSteps) {
+  Step step = LowerForReplay("mnist_mlp", 8);
+  MeasureOptions eight = kThreeSteps;
+  eight.min_repeats = 8;
+  Result<StepReplay> r = ReplayCpuStep(step.ops, step.sequence, eight);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->step.count, 8);
+  std::vector<int> count(step.ops.size(), 0);
+  for (int i : step.sequence) ++count[i];
+  for (size_t i = 0; i < step.ops.size(); ++i)
+    EXPECT_EQ(r->ops[i].count, count[i] * 6) << step.ops[i].ToString();
+}
+
 TEST(StepReplayTest, AnOpNeverCalledHasNoRuns) {
   const std::vector<OpSignature> ops = {*OpSignature::Parse("eltwise_fwd dt=f32 alg=relu n=64"),
                                         *OpSignature::Parse("eltwise_fwd dt=f32 alg=tanh n=64")};

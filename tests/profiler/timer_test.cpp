@@ -23,6 +23,19 @@ TEST(TimerTest, PercentilesInterpolateLikeNumpy) {
   EXPECT_DOUBLE_EQ(stalls.mean.seconds(), 1.8);
 }
 
+TEST(TimerTest, TheMiddleHalfLiesBetweenTheQuartiles) {
+  // Eight steps, two of a slow mode and one fast outlier: sorted 0.5 1 1 1.1 1.2 1.3 6 7; the
+  // quartiles' ranks 0.25 x 7 = 1.75 and 0.75 x 7 = 5.25 round outwards to 1 and 6, so 1 to 6
+  // is in: the fast outlier and the slowest step are out.
+  const std::vector<bool> in = InMiddleHalf({1.2, 7, 1, 0.5, 1.1, 6, 1, 1.3});
+  EXPECT_EQ(in, (std::vector<bool>{true, false, true, false, true, true, true, true}));
+  // Ties at a quartile are all in; up to four steps are all in; none gives none.
+  EXPECT_EQ(InMiddleHalf({2, 2, 2, 2, 2, 9}), (std::vector<bool>{1, 1, 1, 1, 1, 0}));
+  EXPECT_EQ(InMiddleHalf({3, 1, 9, 2}), (std::vector<bool>{1, 1, 1, 1}));
+  EXPECT_EQ(InMiddleHalf({4}), (std::vector<bool>{true}));
+  EXPECT_TRUE(InMiddleHalf({}).empty());
+}
+
 TEST(TimerTest, RepeatsUntilCountAndTime) {
   int runs = 0;
   Measurement m = TimeRuns([&] { ++runs; },
