@@ -2,8 +2,9 @@
 # A calibration's memory passes stand for the page faults of memory an allocator returns to the
 # operating system; a run whose allocator keeps it (run-log column allocator: keeps) faults almost
 # none, and is predicted without them (docs/calibration.md, "Memory passes and the allocator").
-# The PyTorch CPU calibration is fitted to every shipped run log but the Zen 5 VM's two with glibc
-# told to keep its memory (@dev-cpu-pytorch-zen5-keep, -keep-rerun), then the first is predicted with it, as it is
+# The PyTorch CPU calibration is fitted to every shipped run log but the Zen 5 VM's four with glibc
+# told to keep its memory (@dev-cpu-pytorch-zen5-keep, -keep-rerun, -keep-third, -keep-fourth),
+# then the first is predicted with it, as it is
 # (keeps) and with its allocator column set to returns. docs/accuracy.md gives the figures:
 # 21.0% kept, against 38.1% for the calibration shipped the day before, which charged the passes.
 #

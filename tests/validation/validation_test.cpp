@@ -224,14 +224,15 @@ TEST(RunLogTest, ShippedLogsOfAFrameworkAndKind) {
           "dev-cpu-pytorch-zen4-seventh", "dev-cpu-pytorch-zen4-seventh-lr",
           "dev-cpu-pytorch-zen4-seventh-rerun", "dev-cpu-pytorch-zen4-sixth",
           "dev-cpu-pytorch-zen4-third", "dev-cpu-pytorch-zen5", "dev-cpu-pytorch-zen5-glibc",
-          "dev-cpu-pytorch-zen5-keep", "dev-cpu-pytorch-zen5-keep-rerun",
+          "dev-cpu-pytorch-zen5-keep", "dev-cpu-pytorch-zen5-keep-fourth",
+          "dev-cpu-pytorch-zen5-keep-rerun", "dev-cpu-pytorch-zen5-keep-third",
           "dev-cpu-pytorch-zen5-rerun"}));
   EXPECT_EQ(sorted(ShippedRunLogsOf("pytorch", "gpu")),
             (std::vector<std::string>{"h100-pytorch", "h100-pytorch-hosts", "h200-pytorch"}));
   EXPECT_EQ(ShippedRunLogsOf("pytorch-ngc", "gpu"), (std::vector<std::string>{"lambda-resnet50"}));
   EXPECT_EQ(ShippedRunLogsOf("keras+tensorflow", "gpu"),
             (std::vector<std::string>{"published-runs"}));
-  EXPECT_EQ(ShippedRunLogsOf("pytorch", "").size(), 22u);
+  EXPECT_EQ(ShippedRunLogsOf("pytorch", "").size(), 24u);
   EXPECT_TRUE(ShippedRunLogsOf("caffe", "").empty());
 }
 
