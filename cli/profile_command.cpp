@@ -463,8 +463,9 @@ int ReplayStep(const ProfileOptions& o) {
               << o.models.front() << " --threads " << o.threads << "`)";
   std::cout << ".\n";
   if (o.top_ops > 0)
-    std::cout << "\nThe ops with the most time in the replayed steps (a call's mean there, and in "
-                 "the profile):\n"
+    std::cout << "\nThe ops with the most time in the replayed steps (a call's mean in the middle "
+                 "half of the steps, between their 25th and 75th percentiles, and in the "
+                 "profile):\n"
               << RenderTable(top, {true, true, true, true, true, true, false});
   return kExitOk;
 }
