@@ -595,7 +595,8 @@ void RegisterProfileCommand(CLI::App& app, CommandFn* run) {
                       "a run cut short goes on where it stopped");
   profile->add_flag("--in-step", o->in_step,
                     "Time each op inside its model's replayed step (50 steps after 5 warm-up, "
-                    "as `profile step`), not alone, and store those times (CPU)");
+                    "as `profile step`, in three rounds), not alone, and store its calls' times "
+                    "in the middle half of the median round's steps (CPU)");
   AddLoweringFlags(profile, &o->lowering);
   profile->footer(
       "Examples:\n  epochcost profile mnist_cnn mnist_mlp --threads 1,2\n"
