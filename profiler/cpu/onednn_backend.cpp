@@ -565,7 +565,8 @@ Result<StepReplay> ReplayCpuStep(const std::vector<OpSignature>& ops,
   // about the median step, the statistic the reference harness logs: at 2 threads on a VM whose
   // 2 vCPUs the step's thread pools share, steps are bimodal (lstm_text_generation's replay: p10
   // 48 ms, median 93, p90 194 on the Zen 5 VM) and the calls of the slow mode's steps would carry
-  // it into every op's mean (docs/accuracy.md, "In-step rows from the middle half").
+  // it into every op's mean (docs/accuracy.md, "In-step rows from the middle half of the median
+  // round").
   const std::vector<bool> typical = InMiddleHalf(step_seconds);
   std::vector<std::vector<double>> call_seconds(ops.size());
   for (const Call& c : timed_calls)
