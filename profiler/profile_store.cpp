@@ -49,16 +49,21 @@ CREATE TABLE IF NOT EXISTS calibrations(
 
 constexpr int kFormatVersion = 1;
 
-// Adds `column` (with its SQL definition) to `table` of a store made before it existed.
-Status AddColumnIfMissing(Database& db, const std::string& table, const std::string& column,
-                          const std::string& definition) {
+// Whether `table` has `column`.
+Result<bool> HasColumn(Database& db, const std::string& table, const std::string& column) {
   Result<Statement> q =
       db.Prepare("SELECT 1 FROM pragma_table_info('" + table + "') WHERE name = ?1");
   if (!q.ok()) return q.status();
   q->Bind(1, column);
-  Result<bool> row = q->Step();
-  if (!row.ok()) return row.status();
-  return *row ? Status::Ok()
+  return q->Step();
+}
+
+// Adds `column` (with its SQL definition) to `table` of a store made before it existed.
+Status AddColumnIfMissing(Database& db, const std::string& table, const std::string& column,
+                          const std::string& definition) {
+  Result<bool> has = HasColumn(db, table, column);
+  if (!has.ok()) return has.status();
+  return *has ? Status::Ok()
               : db.Exec("ALTER TABLE " + table + " ADD COLUMN " + column + " " + definition);
 }
 
@@ -180,8 +185,18 @@ Result<std::unique_ptr<ProfileStore>> ProfileStore::Open(const std::string& path
   for (const char* column : {"per_step_overhead_s", "memory_passes"})
     EPOCHCOST_RETURN_IF_ERROR(
         AddColumnIfMissing(*store->db_, "calibrations", column, "REAL NOT NULL DEFAULT 0"));
+  // Each row says whether a shipped profile brought it (column `shipped`, since 2026-11-27). A
+  // store made before cannot tell its rows apart: those of a device a profile is shipped for are
+  // taken as shipped (they were, unless its user measured on that very CPU, when the load
+  // replaced them as it always had) and every shipped profile is loaded again.
+  Result<bool> knows_provenance = HasColumn(*store->db_, "measurements", "shipped");
+  if (!knows_provenance.ok()) return knows_provenance.status();
+  for (const char* table : {"measurements", "microbenchmarks"})
+    EPOCHCOST_RETURN_IF_ERROR(
+        AddColumnIfMissing(*store->db_, table, "shipped", "INTEGER NOT NULL DEFAULT 0"));
   // Shipped profiles are (re)loaded whenever their content differs from what was last loaded, so
-  // a newer epochcost brings its newer measurements into an existing store.
+  // a newer epochcost brings its newer measurements into an existing store, beside (not over)
+  // what its user measured.
   for (const auto& [name, text] : ShippedProfiles()) {
     const std::string key = "shipped:" + std::string(name);
     const std::string digest = std::to_string(std::hash<std::string_view>{}(text));
@@ -190,8 +205,10 @@ Result<std::unique_ptr<ProfileStore>> ProfileStore::Open(const std::string& path
     q->Bind(1, key);
     Result<bool> row = q->Step();
     if (!row.ok()) return row.status();
-    if (*row && q->Text(0) == digest) continue;
-    Result<int> n = store->ImportJson(text, "data/profiles/" + std::string(name) + ".json");
+    if (*knows_provenance && *row && q->Text(0) == digest) continue;
+    const std::string origin = "data/profiles/" + std::string(name) + ".json";
+    if (!*knows_provenance) EPOCHCOST_RETURN_IF_ERROR(store->ClaimRowsOf(text, origin));
+    Result<int> n = store->ImportJson(text, origin, Provenance::kShipped);
     if (!n.ok()) return n.status();
     Result<Statement> put = store->db_->Prepare("INSERT OR REPLACE INTO meta VALUES(?1, ?2)");
     if (!put.ok()) return put.status();
@@ -201,28 +218,38 @@ Result<std::unique_ptr<ProfileStore>> ProfileStore::Open(const std::string& path
   return store;
 }
 
-Status ProfileStore::Put(const Fingerprint& device, const StoredMeasurement& m) {
+// A user's row (?11 = 0) replaces any row of its key; a shipped one (1) only a shipped one.
+Status ProfileStore::Put(const Fingerprint& device, const StoredMeasurement& m, Provenance from) {
   EPOCHCOST_RETURN_IF_ERROR(PutDevice(*db_, device));
   Result<Statement> q = db_->Prepare(
-      "INSERT OR REPLACE INTO measurements(device, threads, signature, median_s, p10_s, p90_s, "
-      "count, measured_at, mean_s, host_s) "
-      "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, NULLIF(?9, 0), NULLIF(?10, 0))");
+      "INSERT INTO measurements(device, threads, signature, median_s, p10_s, p90_s, count, "
+      "measured_at, mean_s, host_s, shipped) "
+      "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, NULLIF(?9, 0), NULLIF(?10, 0), ?11) "
+      "ON CONFLICT(device, threads, signature) DO UPDATE SET median_s = excluded.median_s, "
+      "p10_s = excluded.p10_s, p90_s = excluded.p90_s, count = excluded.count, "
+      "measured_at = excluded.measured_at, mean_s = excluded.mean_s, host_s = excluded.host_s, "
+      "shipped = excluded.shipped WHERE excluded.shipped = 0 OR measurements.shipped = 1");
   if (!q.ok()) return q.status();
   q->Bind(1, device.id()).Bind(2, int64_t{m.threads}).Bind(3, m.signature);
   q->Bind(4, m.measurement.median.seconds()).Bind(5, m.measurement.p10.seconds());
   q->Bind(6, m.measurement.p90.seconds()).Bind(7, int64_t{m.measurement.count});
   q->Bind(8, m.measured_at).Bind(9, m.measurement.mean.seconds());
   q->Bind(10, m.measurement.host.seconds());
+  q->Bind(11, int64_t{from == Provenance::kShipped});
   return q->Run();
 }
 
-Status ProfileStore::PutMicrobenchmark(const Fingerprint& device, const Microbenchmark& b) {
+Status ProfileStore::PutMicrobenchmark(const Fingerprint& device, const Microbenchmark& b,
+                                       Provenance from) {
   EPOCHCOST_RETURN_IF_ERROR(PutDevice(*db_, device));
-  Result<Statement> q =
-      db_->Prepare("INSERT OR REPLACE INTO microbenchmarks VALUES(?1, ?2, ?3, ?4, ?5)");
+  Result<Statement> q = db_->Prepare(
+      "INSERT INTO microbenchmarks(device, name, threads, value, measured_at, shipped) "
+      "VALUES(?1, ?2, ?3, ?4, ?5, ?6) ON CONFLICT(device, name, threads) DO UPDATE SET "
+      "value = excluded.value, measured_at = excluded.measured_at, shipped = excluded.shipped "
+      "WHERE excluded.shipped = 0 OR microbenchmarks.shipped = 1");
   if (!q.ok()) return q.status();
   q->Bind(1, device.id()).Bind(2, b.name).Bind(3, int64_t{b.threads}).Bind(4, b.value);
-  q->Bind(5, b.measured_at);
+  q->Bind(5, b.measured_at).Bind(6, int64_t{from == Provenance::kShipped});
   return q->Run();
 }
 
@@ -494,7 +521,26 @@ Result<std::string> ProfileStore::ExportJson(const Fingerprint& d) const {
   return doc.dump(1) + "\n";
 }
 
-Result<int> ProfileStore::ImportJson(std::string_view text, const std::string& origin) {
+Status ProfileStore::ClaimRowsOf(std::string_view text, const std::string& origin) {
+  Result<Json> doc = ParseJson(text, origin);
+  if (!doc.ok()) return doc.status();
+  Fingerprint device;
+  std::vector<StoredMeasurement> ms;
+  std::vector<Microbenchmark> bs;
+  EPOCHCOST_RETURN_IF_ERROR(
+      GuardJson("", [&] { return ParseProfile(*doc, &device, &ms, &bs); }).WithContext(origin));
+  for (const char* table : {"measurements", "microbenchmarks"}) {
+    Result<Statement> q =
+        db_->Prepare(std::string("UPDATE ") + table + " SET shipped = 1 WHERE device = ?1");
+    if (!q.ok()) return q.status();
+    q->Bind(1, device.id());
+    EPOCHCOST_RETURN_IF_ERROR(q->Run());
+  }
+  return Status::Ok();
+}
+
+Result<int> ProfileStore::ImportJson(std::string_view text, const std::string& origin,
+                                     Provenance from) {
   Result<Json> doc = ParseJson(text, origin);
   if (!doc.ok()) return doc.status();
   Fingerprint device;
@@ -504,8 +550,8 @@ Result<int> ProfileStore::ImportJson(std::string_view text, const std::string& o
       GuardJson("", [&] { return ParseProfile(*doc, &device, &ms, &bs); }).WithContext(origin));
   Result<std::unique_ptr<Transaction>> tx = Transaction::Begin(*db_);
   if (!tx.ok()) return tx.status();
-  for (const StoredMeasurement& m : ms) EPOCHCOST_RETURN_IF_ERROR(Put(device, m));
-  for (const Microbenchmark& b : bs) EPOCHCOST_RETURN_IF_ERROR(PutMicrobenchmark(device, b));
+  for (const StoredMeasurement& m : ms) EPOCHCOST_RETURN_IF_ERROR(Put(device, m, from));
+  for (const Microbenchmark& b : bs) EPOCHCOST_RETURN_IF_ERROR(PutMicrobenchmark(device, b, from));
   EPOCHCOST_RETURN_IF_ERROR((*tx)->Commit());
   return static_cast<int>(ms.size());
 }

@@ -96,8 +96,15 @@ class ProfileStore : public OpTimeSource {
   void SelectDevice(const Fingerprint& device) { device_ = device; }
   const Fingerprint& device() const { return device_; }
 
-  Status Put(const Fingerprint& device, const StoredMeasurement& m);
-  Status PutMicrobenchmark(const Fingerprint& device, const Microbenchmark& b);
+  // Where a row comes from. The store's user's own rows (measured here, or imported with
+  // `profile import`) replace any row of the same key; a shipped profile's rows (loaded when a
+  // newer epochcost ships a changed profile) replace only earlier shipped rows, never the user's.
+  enum class Provenance { kUser, kShipped };
+
+  Status Put(const Fingerprint& device, const StoredMeasurement& m,
+             Provenance from = Provenance::kUser);
+  Status PutMicrobenchmark(const Fingerprint& device, const Microbenchmark& b,
+                           Provenance from = Provenance::kUser);
   std::optional<OpTime> Find(const OpSignature& sig, int threads) const override;
   Result<std::vector<Microbenchmark>> Microbenchmarks(const Fingerprint& device) const;
   Result<std::vector<Fingerprint>> Devices() const;
@@ -116,10 +123,14 @@ class ProfileStore : public OpTimeSource {
 
   // JSON export of one device's profile, and import (one transaction; a bad file changes nothing).
   Result<std::string> ExportJson(const Fingerprint& device) const;
-  Result<int> ImportJson(std::string_view text, const std::string& origin);
+  Result<int> ImportJson(std::string_view text, const std::string& origin,
+                         Provenance from = Provenance::kUser);
 
  private:
   explicit ProfileStore(std::unique_ptr<catalog::Database> db);
+  // Marks every row of the device of profile JSON `text` as shipped (a store from before rows
+  // said where they came from).
+  Status ClaimRowsOf(std::string_view text, const std::string& origin);
   std::unique_ptr<catalog::Database> db_;
   Fingerprint device_;
   // Find()'s query, prepared once: a prediction looks up every op, and `validate` and each

@@ -313,6 +313,46 @@ TEST_F(ProfileStoreTest, PutFindExportImport) {
   EXPECT_DOUBLE_EQ((*fresh)->Find(old, 2)->mean.seconds(), 20e-6);
 }
 
+// A shipped profile loaded into a store (a newer epochcost's) replaces the rows an earlier
+// shipped profile brought, never the ones the store's user measured or imported: found when a
+// store of rows measured on the Zen 5 VM read the newly shipped Zen 5 rows instead.
+TEST_F(ProfileStoreTest, ShippedRowsNeverReplaceTheUsersOwn) {
+  Result<std::unique_ptr<ProfileStore>> store = ProfileStore::Open(path_);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  using Provenance = ProfileStore::Provenance;
+  const OpSignature own = *OpSignature::Parse("ip_fwd dt=f32 ic=8 mb=4 oc=2");
+  const OpSignature other = *OpSignature::Parse("ip_fwd dt=f32 ic=8 mb=4 oc=3");
+  auto at = [](double us) {
+    return Measurement{Seconds::FromMicroseconds(us), Seconds::FromMicroseconds(us),
+                       Seconds::FromMicroseconds(us), 5, Seconds::FromMicroseconds(us)};
+  };
+  ASSERT_TRUE((*store)->Put(TestDevice(), {own.ToString(), 1, at(10), "2026-11-27"}).ok());
+  ASSERT_TRUE((*store)->PutMicrobenchmark(TestDevice(), {"dispatch_seconds", 1, 1e-6, "x"}).ok());
+  // A shipped profile of the same device, with both ops and the microbenchmark.
+  auto shipped = [&](double us) {
+    ProfileStore::Provenance from = Provenance::kShipped;
+    for (const OpSignature& sig : {own, other})
+      EXPECT_TRUE(
+          (*store)->Put(TestDevice(), {sig.ToString(), 1, at(us), "2026-11-27"}, from).ok());
+    EXPECT_TRUE((*store)
+                    ->PutMicrobenchmark(TestDevice(), {"dispatch_seconds", 1, us * 1e-6, "x"}, from)
+                    .ok());
+  };
+  shipped(20);
+  (*store)->SelectDevice(TestDevice());
+  EXPECT_DOUBLE_EQ((*store)->Find(own, 1)->mean.seconds(), 10e-6);    // the user's, kept
+  EXPECT_DOUBLE_EQ((*store)->Find(other, 1)->mean.seconds(), 20e-6);  // new, shipped
+  EXPECT_DOUBLE_EQ((*(*store)->Microbenchmarks(TestDevice()))[0].value, 1e-6);
+  shipped(30);  // a later shipped profile replaces the earlier one's row
+  EXPECT_DOUBLE_EQ((*store)->Find(own, 1)->mean.seconds(), 10e-6);
+  EXPECT_DOUBLE_EQ((*store)->Find(other, 1)->mean.seconds(), 30e-6);
+  // The user's own measurement, or a file they import, replaces a shipped row.
+  ASSERT_TRUE((*store)->Put(TestDevice(), {other.ToString(), 1, at(40), "2026-11-28"}).ok());
+  EXPECT_DOUBLE_EQ((*store)->Find(other, 1)->mean.seconds(), 40e-6);
+  shipped(50);
+  EXPECT_DOUBLE_EQ((*store)->Find(other, 1)->mean.seconds(), 40e-6);
+}
+
 // A GPU call's host time is kept, exported and imported; rows without one read 0 (unknown).
 TEST_F(ProfileStoreTest, KeepsAGpuCallsHostTime) {
   Result<std::unique_ptr<ProfileStore>> store = ProfileStore::Open(path_);
@@ -451,8 +491,50 @@ TEST_F(ProfileStoreTest, StoreFromBeforeMeansIsUpgraded) {
   EXPECT_DOUBLE_EQ((*store)->Find(sig, 1)->mean.seconds(), 3e-5);
   const Measurement m{Seconds::FromMicroseconds(10), Seconds::FromMicroseconds(9),
                       Seconds::FromMicroseconds(12), 50, Seconds::FromMicroseconds(11)};
+  // Its rows, of a device no profile is shipped for, are its user's: a shipped row leaves them.
+  ASSERT_TRUE((*store)
+                  ->Put(TestDevice(), {sig.ToString(), 1, m, "2026-01-03"},
+                        ProfileStore::Provenance::kShipped)
+                  .ok());
+  EXPECT_DOUBLE_EQ((*store)->Find(sig, 1)->mean.seconds(), 3e-5);
   ASSERT_TRUE((*store)->Put(TestDevice(), {sig.ToString(), 1, m, "2026-01-03"}).ok());
   EXPECT_DOUBLE_EQ((*store)->Find(sig, 1)->mean.seconds(), 11e-6);
+}
+
+// A store from before rows said where they came from takes the rows of a device a profile is
+// shipped for as shipped, and loads the shipped profiles again over them.
+TEST_F(ProfileStoreTest, StoreFromBeforeProvenanceTakesTheShippedProfilesAgain) {
+  const OpSignature sig = *OpSignature::Parse("binary dt=bf16 alg=add n=12845056");
+  Fingerprint h100;
+  {
+    Result<std::unique_ptr<ProfileStore>> fresh = ProfileStore::Open(path_);
+    ASSERT_TRUE(fresh.ok()) << fresh.status().message();
+    Result<std::vector<Fingerprint>> devices = (*fresh)->Devices();
+    ASSERT_TRUE(devices.ok());
+    for (const Fingerprint& d : *devices)
+      if (d.model == "NVIDIA H100 80GB HBM3") h100 = d;
+  }
+  ASSERT_EQ(h100.kind, "gpu");
+  {
+    // The same store as an older epochcost left it: no shipped column, a stale row of the H100.
+    Result<std::unique_ptr<catalog::Database>> db = catalog::Database::Open(path_);
+    ASSERT_TRUE(db.ok());
+    ASSERT_TRUE((*db)
+                    ->Exec("ALTER TABLE measurements DROP COLUMN shipped;"
+                           "ALTER TABLE microbenchmarks DROP COLUMN shipped;")
+                    .ok());
+    Result<catalog::Statement> q = (*db)->Prepare(
+        "UPDATE measurements SET mean_s = 1, median_s = 1 WHERE device = ?1 AND signature = ?2");
+    ASSERT_TRUE(q.ok());
+    q->Bind(1, h100.id()).Bind(2, sig.ToString());
+    ASSERT_TRUE(q->Run().ok());
+  }
+  Result<std::unique_ptr<ProfileStore>> store = ProfileStore::Open(path_);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  (*store)->SelectDevice(h100);
+  std::optional<OpTime> t = (*store)->Find(sig, 1);
+  ASSERT_TRUE(t.has_value());
+  EXPECT_LT(t->mean.seconds(), 0.01);  // the shipped row again, not the stale one
 }
 
 // The shipped profiles (data/profiles) load into a new store: the development CPU and the H100.
