@@ -160,6 +160,23 @@ Status ParseProfile(const Json& doc, Fingerprint* device, std::vector<StoredMeas
   return Status::Ok();
 }
 
+struct ParsedProfile {
+  Fingerprint device;
+  std::vector<StoredMeasurement> ms;
+  std::vector<Microbenchmark> bs;
+};
+
+// Profile JSON `text` (docs/profiles.md), its errors named after `origin`.
+Result<ParsedProfile> ParseProfileText(std::string_view text, const std::string& origin) {
+  Result<Json> doc = ParseJson(text, origin);
+  if (!doc.ok()) return doc.status();
+  ParsedProfile p;
+  EPOCHCOST_RETURN_IF_ERROR(GuardJson("", [&] {
+                              return ParseProfile(*doc, &p.device, &p.ms, &p.bs);
+                            }).WithContext(origin));
+  return p;
+}
+
 }  // namespace
 
 ProfileStore::ProfileStore(std::unique_ptr<Database> db) : db_(std::move(db)) {}
@@ -522,18 +539,13 @@ Result<std::string> ProfileStore::ExportJson(const Fingerprint& d) const {
 }
 
 Status ProfileStore::ClaimRowsOf(std::string_view text, const std::string& origin) {
-  Result<Json> doc = ParseJson(text, origin);
-  if (!doc.ok()) return doc.status();
-  Fingerprint device;
-  std::vector<StoredMeasurement> ms;
-  std::vector<Microbenchmark> bs;
-  EPOCHCOST_RETURN_IF_ERROR(
-      GuardJson("", [&] { return ParseProfile(*doc, &device, &ms, &bs); }).WithContext(origin));
+  Result<ParsedProfile> profile = ParseProfileText(text, origin);
+  if (!profile.ok()) return profile.status();
   for (const char* table : {"measurements", "microbenchmarks"}) {
     Result<Statement> q =
         db_->Prepare(std::string("UPDATE ") + table + " SET shipped = 1 WHERE device = ?1");
     if (!q.ok()) return q.status();
-    q->Bind(1, device.id());
+    q->Bind(1, profile->device.id());
     EPOCHCOST_RETURN_IF_ERROR(q->Run());
   }
   return Status::Ok();
@@ -541,19 +553,15 @@ Status ProfileStore::ClaimRowsOf(std::string_view text, const std::string& origi
 
 Result<int> ProfileStore::ImportJson(std::string_view text, const std::string& origin,
                                      Provenance from) {
-  Result<Json> doc = ParseJson(text, origin);
-  if (!doc.ok()) return doc.status();
-  Fingerprint device;
-  std::vector<StoredMeasurement> ms;
-  std::vector<Microbenchmark> bs;
-  EPOCHCOST_RETURN_IF_ERROR(
-      GuardJson("", [&] { return ParseProfile(*doc, &device, &ms, &bs); }).WithContext(origin));
+  Result<ParsedProfile> p = ParseProfileText(text, origin);
+  if (!p.ok()) return p.status();
   Result<std::unique_ptr<Transaction>> tx = Transaction::Begin(*db_);
   if (!tx.ok()) return tx.status();
-  for (const StoredMeasurement& m : ms) EPOCHCOST_RETURN_IF_ERROR(Put(device, m, from));
-  for (const Microbenchmark& b : bs) EPOCHCOST_RETURN_IF_ERROR(PutMicrobenchmark(device, b, from));
+  for (const StoredMeasurement& m : p->ms) EPOCHCOST_RETURN_IF_ERROR(Put(p->device, m, from));
+  for (const Microbenchmark& b : p->bs)
+    EPOCHCOST_RETURN_IF_ERROR(PutMicrobenchmark(p->device, b, from));
   EPOCHCOST_RETURN_IF_ERROR((*tx)->Commit());
-  return static_cast<int>(ms.size());
+  return static_cast<int>(p->ms.size());
 }
 
 }  // namespace epochcost::profiler
