@@ -224,8 +224,7 @@ Result<std::unique_ptr<ProfileStore>> ProfileStore::Open(const std::string& path
     if (!row.ok()) return row.status();
     if (*knows_provenance && *row && q->Text(0) == digest) continue;
     const std::string origin = "data/profiles/" + std::string(name) + ".json";
-    if (!*knows_provenance) EPOCHCOST_RETURN_IF_ERROR(store->ClaimRowsOf(text, origin));
-    Result<int> n = store->ImportJson(text, origin, Provenance::kShipped);
+    Result<int> n = store->Import(text, origin, Provenance::kShipped, !*knows_provenance);
     if (!n.ok()) return n.status();
     Result<Statement> put = store->db_->Prepare("INSERT OR REPLACE INTO meta VALUES(?1, ?2)");
     if (!put.ok()) return put.status();
@@ -538,25 +537,25 @@ Result<std::string> ProfileStore::ExportJson(const Fingerprint& d) const {
   return doc.dump(1) + "\n";
 }
 
-Status ProfileStore::ClaimRowsOf(std::string_view text, const std::string& origin) {
-  Result<ParsedProfile> profile = ParseProfileText(text, origin);
-  if (!profile.ok()) return profile.status();
-  for (const char* table : {"measurements", "microbenchmarks"}) {
-    Result<Statement> q =
-        db_->Prepare(std::string("UPDATE ") + table + " SET shipped = 1 WHERE device = ?1");
-    if (!q.ok()) return q.status();
-    q->Bind(1, profile->device.id());
-    EPOCHCOST_RETURN_IF_ERROR(q->Run());
-  }
-  return Status::Ok();
-}
-
 Result<int> ProfileStore::ImportJson(std::string_view text, const std::string& origin,
                                      Provenance from) {
+  return Import(text, origin, from, /*claim_device_rows=*/false);
+}
+
+Result<int> ProfileStore::Import(std::string_view text, const std::string& origin, Provenance from,
+                                 bool claim_device_rows) {
   Result<ParsedProfile> p = ParseProfileText(text, origin);
   if (!p.ok()) return p.status();
   Result<std::unique_ptr<Transaction>> tx = Transaction::Begin(*db_);
   if (!tx.ok()) return tx.status();
+  if (claim_device_rows)
+    for (const char* table : {"measurements", "microbenchmarks"}) {
+      Result<Statement> q =
+          db_->Prepare(std::string("UPDATE ") + table + " SET shipped = 1 WHERE device = ?1");
+      if (!q.ok()) return q.status();
+      q->Bind(1, p->device.id());
+      EPOCHCOST_RETURN_IF_ERROR(q->Run());
+    }
   for (const StoredMeasurement& m : p->ms) EPOCHCOST_RETURN_IF_ERROR(Put(p->device, m, from));
   for (const Microbenchmark& b : p->bs)
     EPOCHCOST_RETURN_IF_ERROR(PutMicrobenchmark(p->device, b, from));

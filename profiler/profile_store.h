@@ -128,9 +128,10 @@ class ProfileStore : public OpTimeSource {
 
  private:
   explicit ProfileStore(std::unique_ptr<catalog::Database> db);
-  // Marks every row of the device of profile JSON `text` as shipped (a store from before rows
-  // said where they came from).
-  Status ClaimRowsOf(std::string_view text, const std::string& origin);
+  // ImportJson, in the same transaction first marking every row of the profile's device as
+  // shipped where `claim_device_rows` (a store from before rows said where they came from).
+  Result<int> Import(std::string_view text, const std::string& origin, Provenance from,
+                     bool claim_device_rows);
   std::unique_ptr<catalog::Database> db_;
   Fingerprint device_;
   // Find()'s query, prepared once: a prediction looks up every op, and `validate` and each
