@@ -149,7 +149,15 @@ Result<MachinePrediction> PredictOnMachine(const Model& model, LoweringOptions o
     if (!per_cycle.ok()) return per_cycle.status().WithContext(machine.name);
     out.native_flop_per_cycle = machine.cpu->fp32_flop_per_cycle_per_core;
     out.flop_per_cycle = *per_cycle;
-    target.roofline.fp32 = target.roofline.fp32 * (*per_cycle / out.native_flop_per_cycle);
+    const double isa = *per_cycle / out.native_flop_per_cycle;
+    target.roofline.fp32 = target.roofline.fp32 * isa;
+    if (out.threads > 1) {
+      // A call the framework runs on one thread (StepOp::serial) has one core whatever the
+      // machine's size.
+      target.one_core = CpuRoofline(*machine.cpu, 1, per_core);
+      target.one_core->fp32 = target.one_core->fp32 * isa;
+      target.one_core->latency = target.roofline.latency;
+    }
   }
   if (settings.per_op_overhead) overhead = *settings.per_op_overhead;
   out.per_op_overhead = overhead;
@@ -165,7 +173,9 @@ Result<MachinePrediction> PredictOnMachine(const Model& model, LoweringOptions o
 
   if (!reference) reference = std::make_shared<const ReferenceEfficiencies>(ReferenceDevice{});
   const ScaledTimes times(reference, target);
-  EpochOptions eo{.threads = 1,
+  // Every call asks for all the target's cores (any count but 1, ScaledTimes::Find) but a serial
+  // one, which asks for 1 (RowThreads).
+  EpochOptions eo{.threads = target.one_core ? static_cast<int>(std::ceil(out.threads)) : 1,
                   .per_op_overhead = overhead,
                   .kernel_scale = settings.kernel_scale,
                   .per_step_overhead = settings.per_step_overhead,

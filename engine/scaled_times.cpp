@@ -424,16 +424,18 @@ ScaledTimes::ScaledTimes(std::shared_ptr<const ReferenceEfficiencies> reference,
                          TargetDevice target)
     : ref_(std::move(reference)), target_(std::move(target)) {}
 
-std::optional<OpTime> ScaledTimes::Find(const OpSignature& sig, int) const {
+std::optional<OpTime> ScaledTimes::Find(const OpSignature& sig, int threads) const {
   if (!target_.roofline.Supports(sig.dtype)) return std::nullopt;
   const ReferenceEfficiencies::Lent& lent = EfficiencyFor(sig);
-  Seconds work = CarriedWork(ref_->device().roofline, target_.roofline, sig, lent.flops, lent.bytes,
-                             lent.efficiency);
-  if (target_.roofline.kind == DeviceKind::kCpu && target_.cores > 1) {
+  const bool one_core = threads == 1 && target_.one_core.has_value();
+  const Roofline& on = one_core ? *target_.one_core : target_.roofline;
+  Seconds work =
+      CarriedWork(ref_->device().roofline, on, sig, lent.flops, lent.bytes, lent.efficiency);
+  if (!one_core && target_.roofline.kind == DeviceKind::kCpu && target_.cores > 1) {
     const Usl& usl = target_.usl[static_cast<int>(ClassOf(sig.kind))];
     work = work * (target_.cores / usl.Speedup(target_.cores));
   }
-  const Seconds t = target_.roofline.latency + work;
+  const Seconds t = on.latency + work;
   return OpTime{t, t, t, t, lent.source};
 }
 

@@ -18,6 +18,7 @@
 #include <map>
 #include <memory>
 #include <mutex>
+#include <optional>
 #include <set>
 #include <string>
 #include <unordered_map>
@@ -57,6 +58,9 @@ struct TargetDevice {
   Roofline roofline;       // at the cores it uses (CPU) or the whole device (GPU)
   double cores = 1;        // effective cores (CPU; hyperthreads count part of a core), 1 on a GPU
   std::array<Usl, 4> usl;  // per OpClass (CPU)
+  // CPU: one of its cores (rate and memory bandwidth of one core, the same latency), where a call
+  // the framework runs on one thread takes its time (StepOp::serial). Unset: `roofline`.
+  std::optional<Roofline> one_core;
 };
 
 // Efficiencies used when a reference has nothing to lend (docs/cross-device.md).
@@ -137,6 +141,8 @@ class ScaledTimes : public OpTimeSource {
  public:
   // `reference` may hold no ops (then every time is analytic).
   ScaledTimes(std::shared_ptr<const ReferenceEfficiencies> reference, TargetDevice target);
+  // `threads`: 1 is a call run on one thread, priced on the target's one core (where set: no
+  // parallel speedup, one core's rate and bandwidth); any other count, on all its cores.
   std::optional<OpTime> Find(const OpSignature& sig, int threads) const override;
 
   const ReferenceEfficiencies::Lent& EfficiencyFor(const OpSignature& sig) const {

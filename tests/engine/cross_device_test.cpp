@@ -3,6 +3,7 @@
 
 #include <cmath>
 
+#include "engine/lowering_options.h"
 #include "engine/machine.h"
 #include "engine/zoo.h"
 
@@ -391,6 +392,32 @@ TEST(ScaledTimesTest, AProductNoLargerThanAMeasuredOneTakesNoLonger) {
   EXPECT_EQ(there.EfficiencyFor(Sig("ip_fwd dt=f32 bias=0 ic=768 mb=1 oc=1000")).how, "nearest");
 }
 
+// A call the framework runs on one thread (StepOp::serial; Find with 1 thread) takes one core's
+// roofline and no parallel speedup; any other call, the whole CPU's divided by the USL's
+// speedup(n)/n. A 2,048-value mul (24,576 bytes) measured at half the reference's 100 GB/s
+// bound: on one core of 25 GB/s 0.98304 / 0.5 = 1.96608 us beyond the 1 us latency, on 4 cores
+// of 100 GB/s (alpha 0.1: speedup(4) = 4 / 1.3) 0.24576 / 0.5 x 1.3 = 0.638976 us.
+TEST(ScaledTimesTest, ACallOnOneThreadTakesOneCore) {
+  Roofline ref = Device(1, 100, 0);
+  ref.kind = DeviceKind::kCpu;
+  const OpSignature mul = Sig("binary dt=f32 alg=mul n=2048");
+  ASSERT_EQ(mul.bytes().value(), 24576);
+  auto lent = std::make_shared<const ReferenceEfficiencies>(ReferenceDevice{
+      "Ref CPU", "2026-01-02", ref, {MeasuredAt(ref, "binary dt=f32 alg=mul n=2048", 0.5)}});
+  TargetDevice cpu{Device(4, 100, 1), 4, {}};
+  cpu.roofline.kind = DeviceKind::kCpu;
+  for (Usl& u : cpu.usl) u.alpha = 0.1;
+  cpu.one_core = Device(1, 25, 1);
+  cpu.one_core->kind = DeviceKind::kCpu;
+  const ScaledTimes there(lent, cpu);
+  EXPECT_NEAR(there.Find(mul, 1)->mean.seconds(), 1e-6 + 1.96608e-6, 1e-15);
+  EXPECT_NEAR(there.Find(mul, 4)->mean.seconds(), 1e-6 + 0.638976e-6, 1e-15);
+  // Without a core of its own, a 1-thread call is priced as every other.
+  cpu.one_core.reset();
+  const ScaledTimes whole(lent, cpu);
+  EXPECT_EQ(whole.Find(mul, 1)->mean, whole.Find(mul, 4)->mean);
+}
+
 TEST(UslTest, FitsAlphaAndBetaExactlyFromThreePoints) {
   const Usl truth{0.05, 0.001, ""};
   std::vector<SpeedupPoint> pts;
@@ -547,6 +574,39 @@ TEST(MachineTest, OlderVectorSetSlowsOnlyTheArithmetic) {
   m.cpu = *FindCpu("Haswell (Xeon E5-2666 v3)");
   EXPECT_EQ(PredictOnMachine(*model, o, m, {}, s).status().message(),
             "cpu:cascadelake: Haswell (Xeon E5-2666 v3) has no avx512 instructions");
+}
+
+// PyTorch on a CPU runs an element-wise call over fewer than 32,768 values on one thread
+// (SerialInAten): on a machine it has not measured, such a call takes the same time on 8 vCPUs
+// as on 32, while the step's input projection (3,200 rows) gets faster with the cores.
+TEST(MachineTest, SerialCallsTakeOneCoreOnAnyMachine) {
+  Result<Model> model = LoadZooModel("imdb_bidirectional_lstm");
+  ASSERT_TRUE(model.ok());
+  Machine m;
+  m.name = "cpu:genoa";
+  m.cpu = *FindCpu("EPYC Genoa (9004)");
+  m.smt = true;
+  const LoweringOptions o{.batch = 32, .aten_kernels = true};
+  m.vcpus = 8;
+  Result<MachinePrediction> eight = PredictOnMachine(*model, o, m, {}, {.samples = 25000});
+  m.vcpus = 32;
+  Result<MachinePrediction> more = PredictOnMachine(*model, o, m, {}, {.samples = 25000});
+  ASSERT_TRUE(eight.ok() && more.ok());
+  int serial = 0, parallel = 0;
+  for (const OpTiming& a : eight->epoch.ops)
+    for (const OpTiming& b : more->epoch.ops) {
+      if (!(a.signature == b.signature)) continue;
+      if (SerialInAten(a.signature)) {
+        EXPECT_EQ(a.each, b.each) << a.signature.ToString();
+        EXPECT_NE(b.source.find("(run serially)"), std::string::npos) << b.source;
+        ++serial;
+      } else if (a.signature.kind == OpKind::kInnerProductFwd && a.signature.dim("mb") == 3200) {
+        EXPECT_LT(b.each, a.each) << a.signature.ToString();
+        ++parallel;
+      }
+    }
+  EXPECT_GT(serial, 0);
+  EXPECT_GT(parallel, 0);
 }
 
 TEST(MemoryTest, OptimizerStateAndLargestBatch) {
