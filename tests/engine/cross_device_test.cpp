@@ -36,6 +36,16 @@ ScaledTimes ScaledFromRef(const Roofline& r, std::vector<MeasuredOp> ops) {
                      TargetDevice{Device(5, 50, 0), 1, {}});
 }
 
+// A CPU instance of `vcpus` hyperthreaded vCPUs of a family in data/hardware/cpus.csv.
+Machine CpuMachine(const char* name, const char* family, double vcpus) {
+  Machine m;
+  m.name = name;
+  m.cpu = *FindCpu(family);
+  m.vcpus = vcpus;
+  m.smt = true;
+  return m;
+}
+
 TEST(RooflineTest, BoundIsTheSlowerOfComputeAndMemory) {
   // 1024^3 GEMM: 2^31 FLOPs; 3 x 4 MiB of fp32 operands.
   const OpSignature gemm = Sig("matmul dt=f32 b=1 m=1024 k=1024 n=1024");
@@ -514,12 +524,8 @@ TEST(MachineTest, PrecisionTheGpuLacksIsRefused) {
 TEST(MachineTest, Bf16OnlyOnCpusWithBf16Arithmetic) {
   Result<Model> model = LoadZooModel("mnist_mlp");
   ASSERT_TRUE(model.ok());
-  Machine m;
-  m.name = "cpu:x";
-  m.vcpus = 8;
-  m.smt = true;
+  Machine m = CpuMachine("cpu:x", "Skylake-SP (Xeon Scalable 1st gen)", 8);
   const LoweringOptions o{.batch = 128, .precision = DType::kBFloat16};
-  m.cpu = *FindCpu("Skylake-SP (Xeon Scalable 1st gen)");
   EXPECT_EQ(PredictOnMachine(*model, o, m, {}, {.samples = 100}).status().message(),
             "cpu:x: the Skylake-SP (Xeon Scalable 1st gen) has no bf16 arithmetic (AVX512_BF16 or "
             "AMX); its bf16 runs are not modelled");
@@ -536,11 +542,7 @@ TEST(MachineTest, Bf16OnlyOnCpusWithBf16Arithmetic) {
 TEST(MachineTest, OlderVectorSetSlowsOnlyTheArithmetic) {
   Result<Model> model = LoadZooModel("mnist_cnn");
   ASSERT_TRUE(model.ok());
-  Machine m;
-  m.name = "cpu:cascadelake";
-  m.cpu = *FindCpu("Cascade Lake (Xeon Scalable 2nd gen)");
-  m.vcpus = 8;
-  m.smt = true;
+  Machine m = CpuMachine("cpu:cascadelake", "Cascade Lake (Xeon Scalable 2nd gen)", 8);
   const LoweringOptions o{.batch = 128};
   MachineSettings s{.samples = 60000};
   Result<MachinePrediction> native = PredictOnMachine(*model, o, m, {}, s);
@@ -582,15 +584,12 @@ TEST(MachineTest, OlderVectorSetSlowsOnlyTheArithmetic) {
 TEST(MachineTest, SerialCallsTakeOneCoreOnAnyMachine) {
   Result<Model> model = LoadZooModel("imdb_bidirectional_lstm");
   ASSERT_TRUE(model.ok());
-  Machine m;
-  m.name = "cpu:genoa";
-  m.cpu = *FindCpu("EPYC Genoa (9004)");
-  m.smt = true;
   const LoweringOptions o{.batch = 32, .aten_kernels = true};
-  m.vcpus = 8;
-  Result<MachinePrediction> eight = PredictOnMachine(*model, o, m, {}, {.samples = 25000});
-  m.vcpus = 32;
-  Result<MachinePrediction> more = PredictOnMachine(*model, o, m, {}, {.samples = 25000});
+  const MachineSettings s{.samples = 25000};
+  Result<MachinePrediction> eight =
+      PredictOnMachine(*model, o, CpuMachine("cpu:genoa", "EPYC Genoa (9004)", 8), {}, s);
+  Result<MachinePrediction> more =
+      PredictOnMachine(*model, o, CpuMachine("cpu:genoa", "EPYC Genoa (9004)", 32), {}, s);
   ASSERT_TRUE(eight.ok() && more.ok());
   int serial = 0, parallel = 0;
   for (const OpTiming& a : eight->epoch.ops)
