@@ -659,6 +659,14 @@ void Lowerer::UnrolledRnn(int i, bool backward) {
   // and hidden gates' for a GRU); the backward pass concatenates their gradients into one tensor
   // per step. The per-step slices of the input projection are stacked back the same way.
   for (int k = 0; k < steps; ++k) {
+    // After a direction's first backward step, autograd's engine sums the two gradients that
+    // reach a state used twice: the hidden state's (the next step's projection and the output)
+    // and an LSTM's cell state's (the next step and its tanh), a GRU's hidden state's twice.
+    // AccumulateGrad's sums of the recurrent weights' gradients over the steps are left out: the
+    // only rows of their sizes are the forward gate sum's, whose operands come from memory where
+    // these find theirs in cache (docs/accuracy.md, "The engine's gradient sums").
+    const bool later = k % t != 0;
+    if (later) Emit(OpKind::kBinary, {{"n", unit_n}}, name, "add", 2);
     Emit(OpKind::kBinary, {{"n", unit_n}}, name, "mul", 2);
     if (lstm) Emit(OpKind::kEltwiseBwd, {{"n", unit_n}}, name, "tanh");
     Emit(OpKind::kBinary, {{"n", unit_n}}, name, "mul", 4);

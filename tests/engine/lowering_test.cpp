@@ -140,6 +140,12 @@ TEST(LoweringTest, UnrolledLstmLoopsOverSteps) {
   EXPECT_EQ(input_proj, 2);
   EXPECT_EQ(hidden_proj, 200);
   EXPECT_EQ(Count(ops, OpKind::kInnerProductBwdWeights), 2 + 200 + 1);  // + the dense layer
+  // Sums over 32 x 64 values: the cell state's, once a step forward, and backward after each
+  // direction's first step the engine's two, of the hidden and the cell state's gradients.
+  int state_sums = 0;
+  for (const StepOp& op : ops.ops)
+    if (op.signature.ToString() == "binary dt=f32 alg=add n=2048") state_sums += op.count;
+  EXPECT_EQ(state_sums, 200 + 2 * 198);
 }
 
 // PyTorch runs element-wise calls over fewer than 32,768 values on one thread (ATen's grain):
@@ -185,7 +191,8 @@ TEST(LoweringTest, SequenceListsEveryCallInOrder) {
   }
   // The unrolled cell runs time step by time step: its hidden projection comes back every 9
   // calls forward (projection, gate sum, sigmoid, tanh, 2 products, sum, tanh, product) and every
-  // 12 backward (2 products, tanh, 4 products, sigmoid, tanh, concat, 2 gradients).
+  // 14 backward (the engine's 2 sums of the states' gradients, 2 products, tanh, 4 products,
+  // sigmoid, tanh, concat, 2 gradients).
   StepOps lstm = LowerZoo("lstm_text_generation", 128, Optimizer::kRmsprop);
   std::vector<size_t> fwd, bwd;
   for (size_t k = 0; k < lstm.sequence.size(); ++k) {
@@ -198,7 +205,7 @@ TEST(LoweringTest, SequenceListsEveryCallInOrder) {
   ASSERT_EQ(bwd.size(), 40u);
   for (size_t k = 1; k < 40; ++k) {
     EXPECT_EQ(fwd[k] - fwd[k - 1], 9u);
-    EXPECT_EQ(bwd[k] - bwd[k - 1], 12u);
+    EXPECT_EQ(bwd[k] - bwd[k - 1], 14u);
   }
 }
 TEST(LoweringTest, RecurrentAndEmbeddingModels) {
