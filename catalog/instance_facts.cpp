@@ -1,6 +1,7 @@
 #include "catalog/instance_facts.h"
 
 #include <array>
+#include <charconv>
 #include <vector>
 
 #include "catalog/seed_files.h"
@@ -52,6 +53,14 @@ std::string GpuModelOf(const InstanceType& i) {
 std::string RetiredOn(const InstanceType& i) {
   static const std::vector<PatternRow> table = PatternTable("retirements");
   return FirstMatch(table, i);
+}
+
+int ThreadsPerCoreOf(const InstanceType& i) {
+  static const std::vector<PatternRow> table = PatternTable("threads-per-core");
+  const std::string v = FirstMatch(table, i);
+  int threads = 0;
+  std::from_chars(v.data(), v.data() + v.size(), threads);  // checked by the catalog tests
+  return threads;
 }
 
 std::vector<Offer> TakeRetired(std::vector<Offer>* offers,

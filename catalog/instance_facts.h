@@ -6,7 +6,9 @@
 //   covers several parts: SkyPilot names Lambda's gpu_1x_h100_pcie's card "H100", the name that
 //   stands for the SXM5 part, which runs ResNet50 about 1.5x faster (@lambda-resnet50);
 // - retirements.csv: the day the provider retired a machine type (Azure's K80 and M60 sizes, still
-//   priced in SkyPilot's Azure catalog v6): no one can rent it on or after that day.
+//   priced in SkyPilot's Azure catalog v6): no one can rent it on or after that day;
+// - threads-per-core.csv: x86 instance families whose vCPUs are whole cores, not hyperthreads
+//   (AWS's C7a).
 #ifndef EPOCHCOST_CATALOG_HARDWARE_PATTERNS_H_
 #define EPOCHCOST_CATALOG_HARDWARE_PATTERNS_H_
 
@@ -31,6 +33,10 @@ std::string GpuModelOf(const InstanceType& i);
 
 // The day the provider retired the instance type (YYYY-MM-DD), or "" where no row matches.
 std::string RetiredOn(const InstanceType& i);
+
+// The hardware threads a core of the instance type runs as vCPUs, or 0 where no row says (then
+// two on x86, one on Arm).
+int ThreadsPerCoreOf(const InstanceType& i);
 
 // Removes from `offers` and returns those of machine types retired on or before their provider's
 // day in `as_of` (provider -> YYYY-MM-DD; a provider without one keeps its offers). Keeps order.

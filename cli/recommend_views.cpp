@@ -142,7 +142,8 @@ std::string DroppedSummary(const std::vector<pricing::DroppedOffer>& dropped) {
   }
   std::stable_sort(causes.begin(), causes.end(),
                    [](const auto& a, const auto& b) { return a.second.size() > b.second.size(); });
-  std::string out = std::to_string(dropped.size()) + " machines left out:\n";
+  std::string out = std::to_string(dropped.size()) +
+                    (dropped.size() == 1 ? " machine left out:\n" : " machines left out:\n");
   constexpr size_t kShown = 5;
   for (size_t i = 0; i < std::min(kShown, causes.size()); ++i) {
     const auto& [why, machines] = causes[i];

@@ -155,7 +155,7 @@ Result<Machine> MachineOf(const catalog::InstanceType& t) {
   Machine m;
   m.name = t.provider + ":" + t.name;
   m.vcpus = t.vcpus;
-  m.smt = t.arch != "arm64";
+  m.smt = t.arch != "arm64" && catalog::ThreadsPerCoreOf(t) != 1;
   m.host_memory = Bytes::FromGiB(t.memory_gib);
   if (!t.cpu_family.empty()) {
     Result<CpuSpec> cpu = FindCpu(t.cpu_family);

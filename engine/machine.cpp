@@ -50,7 +50,8 @@ Result<const LoweredStep*> LoweringCache::Get(const Model& model, const Lowering
 // scaling beyond the 2 threads the development CPU can sweep. It peaks at 20.6 effective cores
 // (33 vCPUs with hyperthreads), so 64 vCPUs are predicted no faster than 32 for small models,
 // as Woolf measured. A measured sweep replaces alpha; beta stays.
-Usl UslPrior() { return {.alpha = 0.127, .beta = 0.00205, .how = "prior"}; }
+// Fitted to Woolf's runs on up to 64 hyperthreaded vCPUs: 32 cores x 1.25 effective.
+Usl UslPrior() { return {.alpha = 0.127, .beta = 0.00205, .how = "prior", .max_n = 40}; }
 
 std::array<Usl, 4> FitUslPerClass(const std::vector<MeasuredOp>& one_thread,
                                   const std::map<int, std::vector<MeasuredOp>>& at_threads) {

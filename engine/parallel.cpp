@@ -7,6 +7,7 @@
 namespace epochcost {
 
 double Usl::Speedup(double n) const {
+  if (max_n > 0) n = std::min(n, max_n);
   if (n <= 1) return n;
   return n / (1 + alpha * (n - 1) + beta * n * (n - 1));
 }
@@ -37,6 +38,7 @@ Usl FitUsl(const std::vector<SpeedupPoint>& points, const Usl& prior) {
     out.alpha = std::max(0.0, x(0));
     out.beta = std::max(0.0, x(1));
     out.how = "fitted from threads " + list;
+    out.max_n = *counts.rbegin();
     return out;
   }
   // One thread count: α from y = α(n−1) + β n(n−1) with β at its prior.

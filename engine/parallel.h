@@ -17,6 +17,9 @@ struct Usl {
   double alpha = 0;  // contention: the serial fraction
   double beta = 0;   // coherence: the cost of threads agreeing, growing with n²
   std::string how;   // "fitted from threads 1,2,4" or "prior (...)"
+  // The most threads (effective cores) its evidence reached, where set: beyond, the speedup is
+  // held at speedup(max_n) rather than the quadratic term extrapolated.
+  double max_n = 0;
 
   double Speedup(double n) const;
 };

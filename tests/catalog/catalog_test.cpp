@@ -553,6 +553,25 @@ TEST_F(CatalogTest, RetirementsNameCatalogMachinesAndRealDays) {
   EXPECT_EQ(RetiredOn(**store_->FindInstance("azure", "Standard_NC4as_T4_v3")), "");
 }
 
+TEST_F(CatalogTest, ThreadsPerCoreRowsNameCatalogMachines) {
+  // Every row of data/catalog/threads-per-core.csv says 1 or 2, names its source and matches a
+  // machine the seeded catalog has; AWS's C7a vCPUs are whole cores, C5's hyperthreads (no row).
+  Result<CsvTable> t = DataCsv("catalog/threads-per-core.csv");
+  ASSERT_TRUE(t.ok());
+  const std::vector<InstanceType> instances = *store_->Instances();
+  for (const CsvRecord& r : t->records()) {
+    EXPECT_TRUE(r.fields[2] == "1" || r.fields[2] == "2") << r.line;
+    EXPECT_FALSE(r.fields[3].empty()) << r.line << ": no source";
+    EXPECT_TRUE(std::any_of(instances.begin(), instances.end(),
+                            [&](const InstanceType& i) {
+                              return i.provider == r.fields[0] && Glob(r.fields[1], i.name);
+                            }))
+        << r.line << ": " << r.fields[1] << " matches no instance";
+  }
+  EXPECT_EQ(ThreadsPerCoreOf(**store_->FindInstance("aws", "c7a.2xlarge")), 1);
+  EXPECT_EQ(ThreadsPerCoreOf(**store_->FindInstance("aws", "c5.2xlarge")), 0);
+}
+
 TEST(TakeRetiredTest, LeavesOutMachinesRetiredOnOrBeforeTheirProvidersDay) {
   const auto offer = [](const std::string& provider, const std::string& name) {
     Offer o;

@@ -441,6 +441,13 @@ TEST(UslTest, FitsAlphaAndBetaExactlyFromThreePoints) {
   EXPECT_NEAR(one.alpha, 2 / 1.9 - 1 - 2 * UslPrior().beta, 1e-12);
   EXPECT_DOUBLE_EQ(one.beta, UslPrior().beta);
   EXPECT_DOUBLE_EQ((Usl{0, 0, ""}).Speedup(16), 16);
+  // Beyond its evidence the speedup holds: the fit's 8 threads, the prior's 40 effective cores
+  // (64 hyperthreaded vCPUs). At 40: 40 / (1 + 0.127 x 39 + 0.00205 x 40 x 39) = 40 / 9.151.
+  EXPECT_EQ(fit.max_n, 8);
+  EXPECT_DOUBLE_EQ(fit.Speedup(64), fit.Speedup(8));
+  EXPECT_EQ(one.max_n, 40);
+  EXPECT_NEAR(UslPrior().Speedup(192), 40 / 9.151, 1e-9);
+  EXPECT_LT(UslPrior().Speedup(40), UslPrior().Speedup(21));  // retrograde within the evidence
 }
 
 TEST(ParallelTest, RingAllReduceFormula) {
