@@ -150,13 +150,13 @@ Result<MachinePrediction> PredictOnMachine(const Model& model, LoweringOptions o
     if (!per_cycle.ok()) return per_cycle.status().WithContext(machine.name);
     out.native_flop_per_cycle = machine.cpu->fp32_flop_per_cycle_per_core;
     out.flop_per_cycle = *per_cycle;
-    const double isa = *per_cycle / out.native_flop_per_cycle;
-    target.roofline.fp32 = target.roofline.fp32 * isa;
+    const double build_share = *per_cycle / out.native_flop_per_cycle;  // of the native peak
+    target.roofline.fp32 = target.roofline.fp32 * build_share;
     if (out.threads > 1) {
       // A call the framework runs on one thread (StepOp::serial) has one core whatever the
       // machine's size.
       target.one_core = CpuRoofline(*machine.cpu, 1, per_core);
-      target.one_core->fp32 = target.one_core->fp32 * isa;
+      target.one_core->fp32 = target.one_core->fp32 * build_share;
       target.one_core->latency = target.roofline.latency;
     }
   }
