@@ -533,6 +533,15 @@ TEST_F(CatalogTest, InstanceRowsCorrectThePriceFilesHardware) {
   EXPECT_EQ(nc.gpu_memory_gib, 24);
 }
 
+// Whether a pattern row of data/catalog (provider, instance-name pattern) names a machine of
+// `instances` (one that matches none would be a typo that does nothing).
+bool MatchesAnInstance(const std::vector<InstanceType>& instances, const std::string& provider,
+                       const std::string& pattern) {
+  return std::any_of(instances.begin(), instances.end(), [&](const InstanceType& i) {
+    return i.provider == provider && Glob(pattern, i.name);
+  });
+}
+
 TEST_F(CatalogTest, RetirementsNameCatalogMachinesAndRealDays) {
   // Every row of data/catalog/retirements.csv is a real day and names a machine the seeded
   // catalog has (a pattern that matches none would be a typo that retires nothing).
@@ -542,10 +551,7 @@ TEST_F(CatalogTest, RetirementsNameCatalogMachinesAndRealDays) {
   for (const CsvRecord& r : t->records()) {
     EXPECT_TRUE(CheckDate(r.fields[2]).ok()) << r.line;
     EXPECT_FALSE(r.fields[3].empty()) << r.line << ": no source";
-    EXPECT_TRUE(std::any_of(instances.begin(), instances.end(),
-                            [&](const InstanceType& i) {
-                              return i.provider == r.fields[0] && Glob(r.fields[1], i.name);
-                            }))
+    EXPECT_TRUE(MatchesAnInstance(instances, r.fields[0], r.fields[1]))
         << r.line << ": " << r.fields[1] << " matches no instance";
   }
   EXPECT_EQ(RetiredOn(**store_->FindInstance("azure", "Standard_NC6")), "2023-09-06");
@@ -562,10 +568,7 @@ TEST_F(CatalogTest, ThreadsPerCoreRowsNameCatalogMachines) {
   for (const CsvRecord& r : t->records()) {
     EXPECT_TRUE(r.fields[2] == "1" || r.fields[2] == "2") << r.line;
     EXPECT_FALSE(r.fields[3].empty()) << r.line << ": no source";
-    EXPECT_TRUE(std::any_of(instances.begin(), instances.end(),
-                            [&](const InstanceType& i) {
-                              return i.provider == r.fields[0] && Glob(r.fields[1], i.name);
-                            }))
+    EXPECT_TRUE(MatchesAnInstance(instances, r.fields[0], r.fields[1]))
         << r.line << ": " << r.fields[1] << " matches no instance";
   }
   EXPECT_EQ(ThreadsPerCoreOf(**store_->FindInstance("aws", "c7a.2xlarge")), 1);
