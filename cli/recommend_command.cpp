@@ -127,8 +127,8 @@ int Recommend(const RecommendOptions& o) {
     std::cout << "Model " << model->name() << ", "
               << (batch_auto ? "batch auto" : "batch " + std::to_string(batch)) << ", "
               << PrecisionName(*gpu) << (gpu->channels_last ? ", channels-last (GPUs)" : "") << ", "
-              << opt_name << ", " << req.samples << " samples per epoch, " << o.epochs
-              << " epochs\n";
+              << opt_name << ", " << req.samples << " samples per epoch, " << Epochs(o.epochs)
+              << "\n";
     std::cout << market->calibrated;
     std::cout << RecommendTable(*r, o.top, o.epochs, o.pareto ? ranked : 0) << StaleNote(*market)
               << RetiredNote(*market) << RecordLines(paths, records);

@@ -68,9 +68,10 @@ std::string RecommendTable(const pricing::Recommendation& r, int top, double epo
                                        true, true, true, false, false});
   out += std::to_string(r.ranked.size()) +
          (front_of > 0 ? " Pareto-optimal offers of " + std::to_string(front_of) : " offers") +
-         " ranked by $/epoch; totals for " + Number("%g", epochs) +
-         " epochs under each provider's billing rule; * = Pareto-optimal "
+         " ranked by $/epoch; totals for " + Epochs(epochs) +
+         " under each provider's billing rule; * = Pareto-optimal "
          "(no offer both faster and cheaper).\n";
+  out += SmallestBillNote(r);
   out += FoldNote(r.ranked.size(), r.offers);
   const auto unknown = std::count_if(r.ranked.begin(), r.ranked.end(), [](const auto& o) {
     return !o.interruptions_known && !o.interruptions_assumed;
@@ -113,6 +114,25 @@ std::string OverLimitNote(const pricing::OverLimit& over, const std::string& lim
          limit + "; the closest: " + c.machine + " " +
          std::string(catalog::PriceKindName(c.offer.kind)) + " in " + c.offer.region + ", " +
          amount(c) + ".\n";
+}
+
+std::string Epochs(double epochs) {
+  return Number("%g", epochs) + (epochs == 1 ? " epoch" : " epochs");
+}
+
+std::string SmallestBillNote(const pricing::Recommendation& r) {
+  if (r.ranked.empty()) return "";
+  const auto least = std::min_element(
+      r.ranked.begin(), r.ranked.end(),
+      [](const auto& a, const auto& b) { return a.total_usd.value() < b.total_usd.value(); });
+  const pricing::RankedOffer& first = r.ranked.front();
+  // A bill within half a percent of the first row's is the same bill, rounded.
+  if (least->total_usd.value() >= first.total_usd.value() * (1 - kSameBill)) return "";
+  return "Smallest bill for the job: #" + std::to_string(least - r.ranked.begin() + 1) + " " +
+         least->machine + " " + std::string(catalog::PriceKindName(least->offer.kind)) + " in " +
+         least->offer.region + ", $" + Number("%.4g", least->total_usd.value()) +
+         " against #1's $" + Number("%.4g", first.total_usd.value()) +
+         " (billing minimums and rounding weigh on a job this short; docs/catalog.md).\n";
 }
 
 std::string RegionCell(const std::string& region, int other_regions) {

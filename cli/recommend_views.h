@@ -17,6 +17,14 @@ namespace epochcost::cli {
 // `front_of`: 0, or how many offers were ranked before only the Pareto front was kept (--pareto).
 std::string RecommendTable(const pricing::Recommendation& r, int top, double epochs,
                            size_t front_of = 0);
+// "1 epoch", "2.5 epochs".
+std::string Epochs(double epochs);
+// Where billing rules (a minimum time, whole hours) make some ranked offer's bill for the job
+// smaller than the first row's by more than kSameBill, a line naming the first such offer
+// (fewest dollars, then best rank), its rank and both bills; else empty. The rows are ranked by
+// $/epoch, which is the bill only for a job long enough that rounding does not show.
+inline constexpr double kSameBill = 0.005;
+std::string SmallestBillNote(const pricing::Recommendation& r);
 // "eastus2", or "eastus2 +12" for a row that stands for 12 more regions (pricing/regions.h).
 std::string RegionCell(const std::string& region, int other_regions);
 // A table's footer line where regions were folded (`rows` < `offers`): "Each machine and price
