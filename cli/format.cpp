@@ -43,6 +43,10 @@ std::string BinaryBytes(double bytes) {
   return buf;
 }
 
+std::string Epochs(double epochs) {
+  return Number("%g", epochs) + (epochs == 1 ? " epoch" : " epochs");
+}
+
 std::string CommaList(const std::vector<std::string>& items) {
   std::string out;
   for (const std::string& item : items) out += (out.empty() ? "" : ", ") + item;

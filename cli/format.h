@@ -18,6 +18,9 @@ std::string BinaryBytes(double bytes);
 // One number in a printf format: Number("%.2f", 3.14159) -> "3.14".
 std::string Number(const char* fmt, double v);
 
+// 1 -> "1 epoch", 2.5 -> "2.5 epochs".
+std::string Epochs(double epochs);
+
 // {"a", "b", "c"} -> "a, b, c".
 std::string CommaList(const std::vector<std::string>& items);
 

@@ -266,10 +266,12 @@ int PrintElsewhere(const PredictOptions& o, const Prediction& p, const Result<Pa
             << PrecisionName(p.lowering) << (p.lowering.channels_last ? ", channels-last" : "")
             << ", " << p.optimizer << ", on " << o.request.on << " (";
   if (p.gpu)
-    std::cout << machine.gpus << " x " << machine.gpu->name << ", " << machine.vcpus << " vCPUs";
+    std::cout << machine.gpus << " x " << machine.gpu->name << ", " << machine.vcpus
+              << (machine.vcpus == 1 ? " vCPU" : " vCPUs");
   else
-    std::cout << machine.vcpus << " vCPUs of " << machine.cpu->family << ", " << m.threads
-              << " effective cores";
+    std::cout << machine.vcpus << (machine.vcpus == 1 ? " vCPU of " : " vCPUs of ")
+              << machine.cpu->family << ", " << m.threads
+              << (m.threads == 1 ? " effective core" : " effective cores");
   if (!p.gpu && m.flop_per_cycle < m.native_flop_per_cycle)
     std::cout << "; kernels built for " << o.request.isa << ": " << m.flop_per_cycle << " of "
               << m.native_flop_per_cycle << " fp32 FLOPs per cycle";

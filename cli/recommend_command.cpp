@@ -6,6 +6,7 @@
 #include <sstream>
 
 #include "cli/commands.h"
+#include "cli/format.h"
 #include "cli/lowering_flags.h"
 #include "cli/recommend_views.h"
 #include "cli/targets.h"

@@ -116,10 +116,6 @@ std::string OverLimitNote(const pricing::OverLimit& over, const std::string& lim
          amount(c) + ".\n";
 }
 
-std::string Epochs(double epochs) {
-  return Number("%g", epochs) + (epochs == 1 ? " epoch" : " epochs");
-}
-
 std::string SmallestBillNote(const pricing::Recommendation& r) {
   if (r.ranked.empty()) return "";
   const auto least = std::min_element(

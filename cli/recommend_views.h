@@ -17,8 +17,6 @@ namespace epochcost::cli {
 // `front_of`: 0, or how many offers were ranked before only the Pareto front was kept (--pareto).
 std::string RecommendTable(const pricing::Recommendation& r, int top, double epochs,
                            size_t front_of = 0);
-// "1 epoch", "2.5 epochs".
-std::string Epochs(double epochs);
 // Where billing rules (a minimum time, whole hours) make some ranked offer's bill for the job
 // smaller than the first row's by more than kSameBill, a line naming the first such offer
 // (fewest dollars, then best rank), its rank and both bills; else empty. The rows are ranked by

@@ -1,6 +1,7 @@
 // `epochcost schedule`: the monthly cost of a recurring job on a VM started and stopped on a
 // schedule, against keeping the VM on (pricing/schedule.h, docs/schedule.md).
 #include <algorithm>
+#include <cmath>
 #include <iostream>
 #include <map>
 #include <nlohmann/json.hpp>
@@ -10,6 +11,7 @@
 #include "catalog/store.h"
 #include "cli/commands.h"
 #include "cli/format.h"
+#include "cli/prediction.h"
 #include "cli/targets.h"
 #include "pricing/schedule.h"
 
@@ -24,7 +26,42 @@ struct ScheduleOptions {
   std::string function_time = "60s";
   std::optional<double> disk_fee, scheduler_fee, function_fee;
   bool json = false;
+  // Or the run time predicted: `epochs` epochs of `model` on the instance (as `predict --on`).
+  std::string model, framework, profiles;
+  double epochs = 1;
+  int64_t batch = 0, samples = -1;
 };
+
+// A run time predicted for --model: what `predict MODEL --on INSTANCE` gives an epoch, times
+// --epochs (no validation pass; a recurring job's run is its training).
+struct PredictedRun {
+  Seconds runtime, epoch;
+  std::string source;
+};
+
+Result<PredictedRun> PredictRun(const ScheduleOptions& o) {
+  if (!(o.epochs > 0 && std::isfinite(o.epochs) && o.epochs <= 1e6))
+    return Status::InvalidArgument("--epochs must be above 0 and at most 1e6");
+  Result<std::unique_ptr<Predictor>> predictor = Predictor::Open(o.profiles, o.catalog);
+  if (!predictor.ok()) return predictor.status();
+  PredictionRequest r;
+  r.model = o.model;
+  r.on = o.instance;
+  r.batch = o.batch;
+  r.samples = o.samples;
+  r.val_samples = 0;
+  r.framework = o.framework;
+  Result<Prediction> p = (*predictor)->Predict(r);
+  const std::string what = "--model " + o.model + " on " + o.instance;
+  if (!p.ok()) return p.status().WithContext(what);
+  if (p->on_machine && !p->on_machine->fits)
+    return Status::InvalidArgument(what + ": needs " + Si(p->on_machine->memory.total().value()) +
+                                   "B per device, has " + Si(p->on_machine->capacity.value()) +
+                                   "B (the largest batch that fits: " +
+                                   std::to_string(p->on_machine->largest_batch) + "; --batch)");
+  return PredictedRun{p->epoch.epoch * o.epochs, p->epoch.epoch,
+                      p->epoch.source.empty() ? p->path : p->epoch.source};
+}
 
 std::string Dollars(Usd u) {
   char buf[32];
@@ -77,9 +114,20 @@ int Schedule(const ScheduleOptions& o) {
     if (!cron.ok()) return ReportError(cron.status().WithContext("--cron"));
     req.starts_per_month = cron->StartsPerMonth();
   }
-  Result<Seconds> runtime = pricing::ParseDuration(o.runtime, "--runtime");
-  if (!runtime.ok()) return ReportError(runtime.status());
-  req.runtime = *runtime;
+  if (o.runtime.empty() == o.model.empty())
+    return ReportError(Status::InvalidArgument(
+        "give one of --runtime DURATION and --model MODEL (its run time predicted on --instance)"));
+  std::optional<PredictedRun> predicted;
+  if (!o.model.empty()) {
+    Result<PredictedRun> run = PredictRun(o);
+    if (!run.ok()) return ReportError(run.status());
+    predicted = *run;
+    req.runtime = run->runtime;
+  } else {
+    Result<Seconds> runtime = pricing::ParseDuration(o.runtime, "--runtime");
+    if (!runtime.ok()) return ReportError(runtime.status());
+    req.runtime = *runtime;
+  }
   if (o.boot != "0s" && o.boot != "0") {
     Result<Seconds> boot = pricing::ParseDuration(o.boot, "--boot-seconds");
     if (!boot.ok()) return ReportError(boot.status());
@@ -159,6 +207,12 @@ int Schedule(const ScheduleOptions& o) {
     j["usd_per_hour"] = offer->price.dollars_per_hour();
     j["price_observed_at"] = offer->observed_at;
     j["price_stale"] = !stale->empty();
+    if (predicted)
+      j["predicted"] = {{"model", o.model},
+                        {"epochs", o.epochs},
+                        {"epoch_seconds", predicted->epoch.seconds()},
+                        {"source", predicted->source}};
+    j["runtime_seconds"] = req.runtime.seconds();
     j["starts_per_month"] = req.starts_per_month;
     j["billed_seconds_per_run"] = c->billed_per_run.seconds();
     j["vm_usd"] = c->vm.dollars();
@@ -179,6 +233,11 @@ int Schedule(const ScheduleOptions& o) {
                 req.billing.description.c_str(), req.starts_per_month,
                 o.every.empty() ? ("cron " + o.cron).c_str() : ("every " + o.every).c_str(),
                 c->billed_per_run.seconds(), (req.runtime + req.boot).seconds());
+  if (predicted)
+    std::cout << "run time predicted: " << Epochs(o.epochs) << " of " << o.model << " x "
+              << Number("%.1f", predicted->epoch.seconds())
+              << " s = " << Number("%.0f", req.runtime.seconds()) << " s (" << predicted->source
+              << ")\n";
   std::cout << head;
   char disk[64], sched[64], fns[96];
   std::snprintf(disk, sizeof disk, "%g GB, all month",
@@ -209,7 +268,20 @@ void RegisterScheduleCommand(CLI::App& app, CommandFn* run) {
       "schedule", "Monthly cost of a recurring job on a VM started and stopped on a schedule");
   s->add_option("--every", o->every, "Interval between starts: 90s, 30m, 4h, 1d");
   s->add_option("--cron", o->cron, "Or a 5-field cron expression: \"0 */4 * * *\"");
-  s->add_option("--runtime", o->runtime, "The job's run time: 2m, 1h30m")->required();
+  s->add_option("--runtime", o->runtime, "The job's run time: 2m, 1h30m");
+  s->add_option("--model", o->model,
+                "Or the job trains this model (zoo name or file): its run time is predicted on "
+                "--instance, as `predict --on` does");
+  s->add_option("--epochs", o->epochs, "With --model: epochs a run trains (default 1)");
+  CLI::Option* batch =
+      s->add_option("--batch", o->batch, "With --model: batch size (default: the model's own)");
+  CLI::Option* samples = s->add_option("--samples", o->samples,
+                                       "With --model: training samples per epoch (default: the "
+                                       "model's)");
+  s->add_option("--framework", o->framework,
+                "With --model: apply this framework's stored calibration (see `epochcost "
+                "calibrate`)");
+  s->add_option("--profiles", o->profiles, "With --model: profile database");
   s->add_option("--instance", o->instance, "PROVIDER:INSTANCE (default gcp:n1-standard-1)");
   s->add_option("--kind", o->kind, "on-demand, preemptible (default) or spot");
   s->add_option("--region", o->region, "Region (default: the cheapest)");
@@ -230,7 +302,10 @@ void RegisterScheduleCommand(CLI::App& app, CommandFn* run) {
   s->footer(
       "Example:\n  epochcost schedule --every 4h --runtime 2m --instance gcp:n1-standard-1 "
       "--kind preemptible --as-of 2018-11-15");
-  s->callback([run, o] { *run = [o] { return Schedule(*o); }; });
+  s->callback([run, o, batch, samples] {
+    const Status counts = CheckCounts({{batch, 1}, {samples, 1}});
+    *run = [o, counts] { return counts.ok() ? Schedule(*o) : ReportError(counts); };
+  });
 }
 
 }  // namespace epochcost::cli
