@@ -159,16 +159,14 @@ Result<profiler::StepReplay> Replay(const StepOps& step, int threads, const Prof
 // 3.83 s an epoch, and one replay of its step there stored rows adding up to 16.2 ms where two
 // others ran at medians of 8.3 and 7.7 ms (docs/accuracy.md, "In-step rows from the middle half
 // of the median round"). So a pass stored in-step is replayed as often and its median round kept.
+// The rounds of one thread count go over every pass in turn (the first round of each pass, then
+// the second, ...), so that a pass's rounds fall minutes apart rather than seconds: a VM's speed
+// moves over minutes, and three rounds in a row of one pass all took the same slow or fast
+// minute (docs/accuracy.md, "Rounds spread over the profile").
 constexpr int kInStepRounds = 3;
 
-Result<profiler::StepReplay> MedianRound(const StepOps& step, int threads,
-                                         const ProfileOptions& o) {
-  std::vector<profiler::StepReplay> rounds;
-  for (int k = 0; k < kInStepRounds; ++k) {
-    Result<profiler::StepReplay> r = Replay(step, threads, o);
-    if (!r.ok()) return r.status();
-    rounds.push_back(*std::move(r));
-  }
+// The round whose step has the median time.
+profiler::StepReplay MedianRound(std::vector<profiler::StepReplay> rounds) {
   std::sort(rounds.begin(), rounds.end(), [](const auto& a, const auto& b) {
     return a.step.median.seconds() < b.step.median.seconds();
   });
@@ -198,18 +196,28 @@ Result<int> ProfileInStep(const ProfileOptions& o, const std::vector<int>& threa
   bool serial = false;
   for (const Pass& pass : passes)
     for (const StepOp& op : pass.step.ops) serial = serial || op.serial;
-  for (int t : WithOneThread(threads, serial))
-    for (const Pass& pass : passes) {
-      Progress(0, 1,
-               pass.model + (pass.training ? " training step" : " validation pass") + " at " +
-                   std::to_string(t) + " thread(s)");
-      Result<profiler::StepReplay> r = MedianRound(pass.step, t, o);
-      if (!r.ok()) return r.status();
-      for (size_t i = 0; i < pass.step.ops.size(); ++i)
+  for (int t : WithOneThread(threads, serial)) {
+    std::vector<std::vector<profiler::StepReplay>> rounds(passes.size());
+    for (int k = 0; k < kInStepRounds; ++k)
+      for (size_t p = 0; p < passes.size(); ++p) {
+        const Pass& pass = passes[p];
+        Progress(0, 1,
+                 pass.model + (pass.training ? " training step" : " validation pass") + " at " +
+                     std::to_string(t) + " thread(s), round " + std::to_string(k + 1) + " of " +
+                     std::to_string(kInStepRounds));
+        Result<profiler::StepReplay> r = Replay(pass.step, t, o);
+        if (!r.ok()) return r.status();
+        rounds[p].push_back(*std::move(r));
+      }
+    for (size_t p = 0; p < passes.size(); ++p) {
+      const StepOps& step = passes[p].step;
+      const profiler::StepReplay r = MedianRound(std::move(rounds[p]));
+      for (size_t i = 0; i < step.ops.size(); ++i)
         // None for an op listed with no call (a count of 0), nor for a serial one but at 1 thread.
-        if (r->ops[i].count > 0 && RowThreads(pass.step.ops[i], t) == t)
-          rows.push_back({pass.step.ops[i].signature.ToString(), t, r->ops[i], today});
+        if (r.ops[i].count > 0 && RowThreads(step.ops[i], t) == t)
+          rows.push_back({step.ops[i].signature.ToString(), t, r.ops[i], today});
     }
+  }
   Progress(1, 1, "");
   for (const profiler::StoredMeasurement& row : rows)
     EPOCHCOST_RETURN_IF_ERROR(store.Put(here, row));
