@@ -160,9 +160,10 @@ Result<profiler::StepReplay> Replay(const StepOps& step, int threads, const Prof
 // others ran at medians of 8.3 and 7.7 ms (docs/accuracy.md, "In-step rows from the middle half
 // of the median round"). So a pass stored in-step is replayed as often and its median round kept.
 // The rounds of one thread count go over every pass in turn (the first round of each pass, then
-// the second, ...), so that a pass's rounds fall minutes apart rather than seconds: a VM's speed
-// moves over minutes, and three rounds in a row of one pass all took the same slow or fast
-// minute (docs/accuracy.md, "Rounds spread over the profile").
+// the second, ...), so that a pass's rounds fall tens of seconds apart rather than back to back
+// and a slow spell of the machine shorter than that falls on one of them, not on all three (no
+// gain measured on the Zen 5 VM, whose spells lasted as long as a whole thread count's replay:
+// docs/accuracy.md, "Rounds spread over the profile").
 constexpr int kInStepRounds = 3;
 
 // The round whose step has the median time.
