@@ -117,13 +117,7 @@ int Schedule(const ScheduleOptions& o) {
   if (o.runtime.empty() == o.model.empty())
     return ReportError(Status::InvalidArgument(
         "give one of --runtime DURATION and --model MODEL (its run time predicted on --instance)"));
-  std::optional<PredictedRun> predicted;
-  if (!o.model.empty()) {
-    Result<PredictedRun> run = PredictRun(o);
-    if (!run.ok()) return ReportError(run.status());
-    predicted = *run;
-    req.runtime = run->runtime;
-  } else {
+  if (!o.runtime.empty()) {
     Result<Seconds> runtime = pricing::ParseDuration(o.runtime, "--runtime");
     if (!runtime.ok()) return ReportError(runtime.status());
     req.runtime = *runtime;
@@ -170,6 +164,14 @@ int Schedule(const ScheduleOptions& o) {
   for (const catalog::Offer& of : *offers)
     if (of.price < offer->price) offer = &of;
   req.price = offer->price;
+  // --model: predicted once the instance is known to be a priced PROVIDER:INSTANCE.
+  std::optional<PredictedRun> predicted;
+  if (!o.model.empty()) {
+    Result<PredictedRun> run = PredictRun(o);
+    if (!run.ok()) return ReportError(run.status());
+    predicted = *run;
+    req.runtime = run->runtime;
+  }
   Result<std::string> stale = StalePriceNote(**cat, *offer, o);
   if (!stale.ok()) return ReportError(stale.status());
   Result<pricing::BillingRule> rule =
