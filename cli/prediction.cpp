@@ -246,10 +246,13 @@ std::string PathOfSource(const std::string& s) {
 
 validation::PredictionTerms TermsOf(const Prediction& p) {
   validation::PredictionTerms t;
-  for (const OpTiming& o : p.epoch.ops)
-    t.train.push_back({static_cast<double>(o.count), o.each, o.signature.bytes(), o.host_extra});
-  for (const OpTiming& o : p.epoch.eval_ops)
-    t.eval.push_back({static_cast<double>(o.count), o.each, o.signature.bytes(), o.host_extra});
+  auto cost = [&p](const OpTiming& o) {
+    validation::OpCost c{static_cast<double>(o.count), o.each, o.signature.bytes(), o.host_extra};
+    if (o.overhead != p.overhead) c.dispatch = o.overhead;
+    return c;
+  };
+  for (const OpTiming& o : p.epoch.ops) t.train.push_back(cost(o));
+  for (const OpTiming& o : p.epoch.eval_ops) t.eval.push_back(cost(o));
   t.steps = static_cast<double>(p.epoch.steps_per_epoch);
   t.eval_steps = static_cast<double>(p.epoch.eval_steps);
   if (p.on_machine) t.extra_per_step = p.epoch.step - p.on_machine->compute_step;

@@ -47,7 +47,7 @@ StepSum Sum(const StepOps& ops, const OpTimeSource& times, const EpochOptions& o
     }
     first = false;
     if (rows)
-      rows->push_back({op.signature, op.count, t->mean, extra, cost,
+      rows->push_back({op.signature, op.count, t->mean, extra, call.per_op_overhead, cost,
                        serial ? t->source + ", its 1-thread time (run serially)" : t->source,
                        op.layers});
   }

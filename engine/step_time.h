@@ -61,6 +61,9 @@ struct OpTiming {
   Seconds each;  // measured mean (scaled or carried over: one figure), before kernel_scale
   // A GPU call's measured host time beyond a plain launch (EpochOptions::launch); 0 elsewhere.
   Seconds host_extra;
+  // The per-op overhead charged to each call: EpochOptions::per_op_overhead, or its
+  // serial_per_op_overhead for a call the framework runs on one thread.
+  Seconds overhead;
   // count x (kernel + overhead), or count x max(kernel, overhead + host_extra), where kernel
   // is scale x each + per_gb_moved x the op's GB moved
   Seconds total;

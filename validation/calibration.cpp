@@ -19,13 +19,24 @@ struct Free {
   bool memory = false;  // memory passes, without overlap only
 };
 
-Seconds StepTime(const std::vector<OpCost>& ops, const PredictionTerms& t, const Correction& c) {
-  const CallCost call{c.kernel_scale, PerGbMoved(c.memory_passes, t.bandwidth), c.per_op_overhead,
-                      t.overlaps};
+// own_dispatch: each call's uncalibrated dispatch (OpCost::dispatch) instead of the correction's
+// per-op overhead.
+Seconds StepTime(const std::vector<OpCost>& ops, const PredictionTerms& t, const Correction& c,
+                 bool own_dispatch) {
+  CallCost call{c.kernel_scale, PerGbMoved(c.memory_passes, t.bandwidth), c.per_op_overhead,
+                t.overlaps};
   Seconds s;
-  for (const OpCost& op : ops)
+  for (const OpCost& op : ops) {
+    if (own_dispatch) call.per_op_overhead = op.dispatch.value_or(t.overhead);
     s += call(op.kernel, op.bytes.value() * 1e-9, op.host_extra) * op.count;
+  }
   return s;
+}
+
+Seconds Epoch(const PredictionTerms& t, const Correction& c, bool own_dispatch) {
+  return (StepTime(t.train, t, c, own_dispatch) + t.extra_per_step + c.per_step_overhead) *
+             t.steps +
+         StepTime(t.eval, t, c, own_dispatch) * t.eval_steps;
 }
 
 double SquaredRelativeError(const std::vector<const CalibrationSample*>& samples,
@@ -195,14 +206,9 @@ double HeldOutError(const std::vector<const CalibrationSample*>& samples, int fo
 
 }  // namespace
 
-Seconds EpochTime(const PredictionTerms& t, const Correction& c) {
-  return (StepTime(t.train, t, c) + t.extra_per_step + c.per_step_overhead) * t.steps +
-         StepTime(t.eval, t, c) * t.eval_steps;
-}
+Seconds EpochTime(const PredictionTerms& t, const Correction& c) { return Epoch(t, c, false); }
 
-Seconds Uncalibrated(const PredictionTerms& t) {
-  return EpochTime(t, {.kernel_scale = 1, .per_op_overhead = t.overhead});
-}
+Seconds Uncalibrated(const PredictionTerms& t) { return Epoch(t, {.kernel_scale = 1}, true); }
 
 Result<Correction> FitCorrection(const std::vector<const CalibrationSample*>& samples) {
   if (samples.size() < 3)

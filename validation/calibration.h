@@ -20,6 +20,7 @@
 #ifndef EPOCHCOST_VALIDATION_CALIBRATION_H_
 #define EPOCHCOST_VALIDATION_CALIBRATION_H_
 
+#include <optional>
 #include <string>
 #include <vector>
 
@@ -32,6 +33,10 @@ struct OpCost {
   Seconds kernel;      // one call, without overhead
   Bytes bytes;         // one call's memory traffic
   Seconds host_extra;  // a GPU call's measured host time beyond a plain launch (OpTiming)
+  // The call's uncalibrated dispatch where it is not PredictionTerms::overhead (a call run on one
+  // thread in a step of more: the 1-thread dispatch). A calibration's per-op overhead replaces
+  // both.
+  std::optional<Seconds> dispatch;
 };
 
 struct PredictionTerms {

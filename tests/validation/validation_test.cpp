@@ -215,18 +215,28 @@ TEST(RunLogTest, ShippedLogsOfAFrameworkAndKind) {
     std::sort(v.begin(), v.end());
     return v;
   };
-  EXPECT_EQ(
-      sorted(ShippedRunLogsOf("pytorch", "cpu")),
-      (std::vector<std::string>{
-          "dev-cpu-pytorch", "dev-cpu-pytorch-avx2", "dev-cpu-pytorch-avx2-rerun",
-          "dev-cpu-pytorch-zen4", "dev-cpu-pytorch-zen4-amp-bf16", "dev-cpu-pytorch-zen4-bf16",
-          "dev-cpu-pytorch-zen4-fifth", "dev-cpu-pytorch-zen4-fourth", "dev-cpu-pytorch-zen4-rerun",
-          "dev-cpu-pytorch-zen4-seventh", "dev-cpu-pytorch-zen4-seventh-lr",
-          "dev-cpu-pytorch-zen4-seventh-rerun", "dev-cpu-pytorch-zen4-sixth",
-          "dev-cpu-pytorch-zen4-third", "dev-cpu-pytorch-zen5", "dev-cpu-pytorch-zen5-glibc",
-          "dev-cpu-pytorch-zen5-keep", "dev-cpu-pytorch-zen5-keep-fourth",
-          "dev-cpu-pytorch-zen5-keep-rerun", "dev-cpu-pytorch-zen5-keep-third",
-          "dev-cpu-pytorch-zen5-rerun"}));
+  EXPECT_EQ(sorted(ShippedRunLogsOf("pytorch", "cpu")),
+            (std::vector<std::string>{"dev-cpu-pytorch",
+                                      "dev-cpu-pytorch-avx2",
+                                      "dev-cpu-pytorch-avx2-rerun",
+                                      "dev-cpu-pytorch-zen4",
+                                      "dev-cpu-pytorch-zen4-amp-bf16",
+                                      "dev-cpu-pytorch-zen4-bf16",
+                                      "dev-cpu-pytorch-zen4-fifth",
+                                      "dev-cpu-pytorch-zen4-fourth",
+                                      "dev-cpu-pytorch-zen4-rerun",
+                                      "dev-cpu-pytorch-zen4-seventh",
+                                      "dev-cpu-pytorch-zen4-seventh-lr",
+                                      "dev-cpu-pytorch-zen4-seventh-rerun",
+                                      "dev-cpu-pytorch-zen4-sixth",
+                                      "dev-cpu-pytorch-zen4-third",
+                                      "dev-cpu-pytorch-zen5",
+                                      "dev-cpu-pytorch-zen5-glibc",
+                                      "dev-cpu-pytorch-zen5-keep",
+                                      "dev-cpu-pytorch-zen5-keep-fourth",
+                                      "dev-cpu-pytorch-zen5-keep-rerun",
+                                      "dev-cpu-pytorch-zen5-keep-third",
+                                      "dev-cpu-pytorch-zen5-rerun"}));
   EXPECT_EQ(sorted(ShippedRunLogsOf("pytorch", "gpu")),
             (std::vector<std::string>{"h100-pytorch", "h100-pytorch-hosts", "h200-pytorch"}));
   EXPECT_EQ(ShippedRunLogsOf("pytorch-ngc", "gpu"), (std::vector<std::string>{"lambda-resnet50"}));
@@ -291,6 +301,19 @@ TEST(CalibrationTest, EpochTimeByHand) {
   // us, eval 160 us.
   const Correction with_gb{2, Seconds::FromMicroseconds(10), Seconds(), 0.25};
   EXPECT_NEAR(EpochTime(Terms(false), with_gb).seconds(), 100 * 865e-6 + 10 * 160e-6, 1e-12);
+}
+
+// Regression: `calibrate` priced every call of a 2-thread run at the 2-thread dispatch in its
+// uncalibrated figure, where `predict` and `validate` price a call PyTorch runs on one thread at
+// the 1-thread dispatch (the bi-LSTM's 2-thread run read 5% high there, 20% low in validate).
+TEST(CalibrationTest, UncalibratedKeepsEachCallsOwnDispatch) {
+  PredictionTerms t = Terms(false);
+  t.train[1].dispatch = Seconds::FromMicroseconds(0.5);  // the 10 small calls run serially
+  // Uncalibrated: step = 2(100+1) + 10(5+0.5) + 20 = 277 us; eval = 51 us.
+  EXPECT_NEAR(Uncalibrated(t).seconds(), 100 * 277e-6 + 10 * 51e-6, 1e-12);
+  // A calibration's per-op overhead replaces both dispatches: as EpochTimeByHand, 640 us.
+  const Correction c{2, Seconds::FromMicroseconds(10)};
+  EXPECT_NEAR(EpochTime(t, c).seconds(), 100 * 640e-6 + 10 * 110e-6, 1e-12);
 }
 
 // Runs whose measured times are exactly a known correction's predictions.
