@@ -169,6 +169,15 @@ std::string RunLogOf(const validation::RunRecord& run) {
   return run.origin.substr(0, run.origin.rfind(':'));
 }
 
+namespace {
+
+// "keras+tensorflow 1.2.1": a run's framework and version, as a path record names it.
+std::string FrameworkLabel(const validation::RunRecord& run) {
+  return run.framework + (run.framework_version.empty() ? "" : " " + run.framework_version);
+}
+
+}  // namespace
+
 Result<std::vector<PathRecord>> ShippedRecordsOf(const std::vector<PathKey>& paths,
                                                  const std::string& precision,
                                                  const std::string& profiles,
@@ -192,11 +201,15 @@ Result<std::vector<PathRecord>> ShippedRecordsOf(const std::vector<PathKey>& pat
       if (PrecisionLabel(r.run) != precision) continue;
       on_path.push_back(&r);
       add_once(&record.logs, RunLogOf(r.run));
-      add_once(
-          &record.frameworks,
-          r.run.framework + (r.run.framework_version.empty() ? "" : " " + r.run.framework_version));
+      add_once(&record.frameworks, FrameworkLabel(r.run));
     }
     record.summary = validation::SummaryOf(path, on_path);
+    for (const std::string& framework : record.frameworks) {
+      std::vector<const validation::RunResult*> of_framework;
+      for (const validation::RunResult* r : on_path)
+        if (FrameworkLabel(r->run) == framework) of_framework.push_back(r);
+      record.by_framework.push_back(validation::SummaryOf(framework, of_framework));
+    }
     record.any_precision = validation::SummaryOf(path, any_precision);
     out.push_back(std::move(record));
   }
@@ -221,7 +234,14 @@ std::string RecordFigures(const Result<PathRecord>& r) {
                   any.mape);
     return "no shipped " + r->precision + " run takes it, so its error is unknown" + other;
   }
-  const std::string frameworks = CommaList(r->frameworks);
+  std::vector<std::string> named = r->frameworks;
+  if (r->by_framework.size() > 1)
+    for (size_t i = 0; i < named.size() && i < r->by_framework.size(); ++i) {
+      const validation::GroupSummary& f = r->by_framework[i];
+      named[i] += " " + std::to_string(f.runs) + (f.runs == 1 ? " run" : " runs") + " at " +
+                  Number("%.1f%%", f.mape);
+    }
+  const std::string frameworks = CommaList(named);
   std::string logs;
   for (const std::string& l : r->logs) logs += " " + l;
   char figures[160];
@@ -245,6 +265,14 @@ nlohmann::ordered_json RecordJson(const PathKey& path, const Result<PathRecord>&
   j["within_10_percent"] = r->summary.within_10;
   j["logs"] = r->logs;
   j["frameworks"] = r->frameworks;
+  nlohmann::ordered_json by = nlohmann::ordered_json::array();
+  for (const validation::GroupSummary& f : r->by_framework)
+    by.push_back({{"framework", f.name},
+                  {"runs", f.runs},
+                  {"mape_percent", f.mape},
+                  {"worst_percent", f.worst},
+                  {"within_10_percent", f.within_10}});
+  j["by_framework"] = by;
   j["runs_any_precision"] = r->any_precision.runs;
   j["mape_any_precision_percent"] =
       r->any_precision.runs > 0 ? nlohmann::ordered_json(r->any_precision.mape) : nullptr;

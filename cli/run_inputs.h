@@ -82,6 +82,9 @@ struct PathRecord {
   validation::GroupSummary summary;           // the runs of that precision
   validation::GroupSummary any_precision;     // every run on the path and kind
   std::vector<std::string> logs, frameworks;  // of the runs counted, in first-seen order
+  // The runs counted, one group per framework (named as in `frameworks`, in that order): a
+  // path's runs of 2017 TensorFlow and of today's PyTorch err very differently.
+  std::vector<validation::GroupSummary> by_framework;
 };
 // One record per (path, device kind) asked for, in that order, from one pass over the shipped
 // runs (about 0.1 s: `predict` and `recommend` print them), counting the runs of `precision`
@@ -95,12 +98,15 @@ Result<std::vector<PathRecord>> ShippedRecordsOf(const std::vector<PathKey>& pat
 Result<PathRecord> RecordOf(const PathKey& path, const Result<std::vector<PathRecord>>& records);
 
 // "57 shipped fp32 runs, MAPE 92.1%, worst -99.8%, 0 within 10%, uncalibrated (FRAMEWORKS;
-// epochcost validate @LOG...)", or that no shipped run of that precision takes the path (with the
-// figures of those of other precisions, where there are some), or why it was not computed.
+// epochcost validate @LOG...)", each framework with its runs and MAPE where there are several
+// ("pytorch-ngc 4 runs at 3.1%, keras+tensorflow 1.2.1 7 runs at 62.0%"), or that no shipped run of
+// that precision takes the path (with the figures of those of other precisions, where there are
+// some), or why it was not computed.
 std::string RecordFigures(const Result<PathRecord>& record);
 // The same as JSON: path, device_kind, precision, runs, mape_percent and worst_percent (null
 // without runs), within_10_percent, logs, frameworks, runs_any_precision and
-// mape_any_precision_percent; or path, device_kind and error.
+// mape_any_precision_percent, by_framework (framework, runs, mape_percent, worst_percent,
+// within_10_percent); or path, device_kind and error.
 nlohmann::ordered_json RecordJson(const PathKey& path, const Result<PathRecord>& record);
 
 // A calibration's terms as text: "kernel scale 1.110, per-op overhead 8.08 us, per-step overhead
