@@ -33,6 +33,10 @@ Statement& Statement::Bind(int i, int64_t v) {
   sqlite3_bind_int64(stmt_, i, v);
   return *this;
 }
+Statement& Statement::BindNull(int i) {
+  sqlite3_bind_null(stmt_, i);
+  return *this;
+}
 
 Result<bool> Statement::Step() {
   const int rc = sqlite3_step(stmt_);
@@ -59,6 +63,7 @@ std::string Statement::Text(int col) const {
 }
 double Statement::Double(int col) const { return sqlite3_column_double(stmt_, col); }
 int64_t Statement::Int(int col) const { return sqlite3_column_int64(stmt_, col); }
+bool Statement::IsNull(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
 
 Result<std::unique_ptr<Database>> Database::Open(const std::string& path) {
   sqlite3* db = nullptr;

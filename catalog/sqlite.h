@@ -23,6 +23,7 @@ class Statement {
   Statement& Bind(int i, const std::string& v);
   Statement& Bind(int i, double v);
   Statement& Bind(int i, int64_t v);
+  Statement& BindNull(int i);
   // Steps once: true while a row is available, false when done; errors are Status.
   Result<bool> Step();
   Status Run();  // steps to completion, then resets for reuse
@@ -30,6 +31,7 @@ class Statement {
   std::string Text(int col) const;
   double Double(int col) const;
   int64_t Int(int col) const;
+  bool IsNull(int col) const;
 
  private:
   friend class Database;

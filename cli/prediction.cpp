@@ -160,8 +160,8 @@ Result<Prediction> Predictor::PredictMeasured(const PredictionRequest& r, const 
     if (b.name == "page_fault_seconds" && !p.gpu) p.page_fault = Seconds::FromSeconds(b.value);
   }
   const Seconds launch = Seconds::FromSeconds(std::max(0.0, overhead));
-  if (settings.per_op_overhead) {
-    overhead = settings.per_op_overhead->seconds();
+  if (const std::optional<Seconds> set = settings.PerOpOverhead(p.threads)) {
+    overhead = set->seconds();
     serial_overhead.reset();  // a given or fitted overhead is the framework's, serial or not
   }
   p.overhead = Seconds::FromSeconds(std::max(0.0, overhead));
@@ -257,6 +257,7 @@ validation::PredictionTerms TermsOf(const Prediction& p) {
   t.eval_steps = static_cast<double>(p.epoch.eval_steps);
   if (p.on_machine) t.extra_per_step = p.epoch.step - p.on_machine->compute_step;
   t.overlaps = p.gpu;
+  t.threaded = !p.gpu && (p.on_machine ? p.on_machine->threads > 1 : p.threads > 1);
   t.overhead = p.overhead;
   // Memory passes stand for memory returned to the operating system and faulted in again: none
   // where the run's allocator keeps it.

@@ -536,10 +536,16 @@ int List(const ProfileOptions& o) {
   std::vector<std::vector<std::string>> c = {{"Calibration", "On", "Kernel scale", "Overhead (us)",
                                               "Per step (ms)", "Memory passes", "Runs", "CV MAPE",
                                               "Applies to", "Fitted"}};
+  bool threaded_note = false;
   for (const auto& k : *cs) {
-    char scale[32], us[32], batch[32], gb[32], mape[64];
+    char scale[32], us[64], batch[32], gb[32], mape[64];
     std::snprintf(scale, sizeof scale, "%.3f", k.kernel_scale);
     std::snprintf(us, sizeof us, "%.2f", k.per_op_overhead.seconds() * 1e6);
+    if (k.per_op_overhead_threads) {  // "1 thread / more"
+      threaded_note = true;
+      std::snprintf(us, sizeof us, "%.2f / %.2f", k.per_op_overhead.seconds() * 1e6,
+                    k.per_op_overhead_threads->seconds() * 1e6);
+    }
     std::snprintf(batch, sizeof batch, "%.3f", k.per_step_overhead.seconds() * 1e3);
     std::snprintf(gb, sizeof gb, "%.3f", k.memory_passes);
     std::snprintf(mape, sizeof mape, "%.1f%% -> %.1f%%", k.mape_before, k.mape_after);
@@ -557,6 +563,8 @@ int List(const ProfileOptions& o) {
   }
   std::cout << "\n"
             << RenderTable(c, {false, false, true, true, true, true, true, false, false, false});
+  if (threaded_note)
+    std::cout << "Overhead A / B: per op call in a step on 1 thread / on more than 1.\n";
   return kExitOk;
 }
 

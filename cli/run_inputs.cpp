@@ -281,12 +281,20 @@ nlohmann::ordered_json RecordJson(const PathKey& path, const Result<PathRecord>&
 
 std::string CorrectionText(const KernelCorrection& c, bool allocator_keeps) {
   std::string s = "kernel scale " + Number("%.3f", c.kernel_scale) + ", per-op overhead " +
-                  Number("%.2f", c.per_op_overhead.seconds() * 1e6) + " us, per-step overhead " +
-                  Number("%.3f", c.per_step_overhead.seconds() * 1e3) + " ms";
+                  Number("%.2f", c.per_op_overhead.seconds() * 1e6) + " us";
+  if (c.per_op_overhead_threads)
+    s += " (" + Number("%.2f", c.per_op_overhead_threads->seconds() * 1e6) +
+         " us on more than 1 thread)";
+  s += ", per-step overhead " + Number("%.3f", c.per_step_overhead.seconds() * 1e3) + " ms";
   if (c.memory_passes > 0)
     s += ", memory passes " + Number("%.3f", c.memory_passes) +
          (allocator_keeps ? " left out (--allocator keeps)" : "");
   return s;
+}
+
+nlohmann::ordered_json ThreadsJson(const profiler::StoredCalibration& c) {
+  return c.per_op_overhead_threads ? nlohmann::ordered_json(c.per_op_overhead_threads->seconds())
+                                   : nlohmann::ordered_json(nullptr);
 }
 
 nlohmann::ordered_json CalibrationJson(const std::optional<profiler::StoredCalibration>& c) {
@@ -295,6 +303,7 @@ nlohmann::ordered_json CalibrationJson(const std::optional<profiler::StoredCalib
           {"device_kind", c->device_kind},
           {"kernel_scale", c->kernel_scale},
           {"per_op_overhead_seconds", c->per_op_overhead.seconds()},
+          {"per_op_overhead_threads_seconds", ThreadsJson(*c)},
           {"per_step_overhead_seconds", c->per_step_overhead.seconds()},
           {"memory_passes", c->memory_passes},
           {"fitted_at", c->fitted_at},

@@ -115,9 +115,12 @@ nlohmann::ordered_json RecordJson(const PathKey& path, const Result<PathRecord>&
 std::string CorrectionText(const KernelCorrection& c, bool allocator_keeps = false);
 
 // A calibration a prediction applied, as JSON (framework, device_kind, kernel_scale,
-// per_op_overhead_seconds, per_step_overhead_seconds, memory_passes, fitted_at, shipped,
-// fitted_to), or null.
+// per_op_overhead_seconds, per_op_overhead_threads_seconds, per_step_overhead_seconds,
+// memory_passes, fitted_at, shipped, fitted_to), or null.
 nlohmann::ordered_json CalibrationJson(const std::optional<profiler::StoredCalibration>& c);
+// A calibration's per-op overhead on more than one thread, in seconds, or null where it has one
+// overhead for all.
+nlohmann::ordered_json ThreadsJson(const profiler::StoredCalibration& c);
 
 }  // namespace epochcost::cli
 

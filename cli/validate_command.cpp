@@ -296,6 +296,7 @@ int Validate(const ValidateOptions& o) {
                                      {"device_kind", c.device_kind},
                                      {"kernel_scale", c.kernel_scale},
                                      {"per_op_overhead_seconds", c.per_op_overhead.seconds()},
+                                     {"per_op_overhead_threads_seconds", ThreadsJson(c)},
                                      {"per_step_overhead_seconds", c.per_step_overhead.seconds()},
                                      {"memory_passes", c.memory_passes},
                                      {"runs", c.runs},
@@ -508,7 +509,8 @@ int Calibrate(const CalibrateOptions& o) {
          .models = models,
          .model_mape_before = by_model ? std::optional(by_model->mape_before) : std::nullopt,
          .model_mape_after = by_model ? std::optional(by_model->mape_after) : std::nullopt,
-         .models_worse = models_worse});
+         .models_worse = models_worse,
+         .per_op_overhead_threads = c->per_op_overhead_threads});
   }
   if (fitted.empty())
     return ReportError(Status::InvalidArgument(

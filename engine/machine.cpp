@@ -160,7 +160,8 @@ Result<MachinePrediction> PredictOnMachine(const Model& model, LoweringOptions o
       target.one_core->latency = target.roofline.latency;
     }
   }
-  if (settings.per_op_overhead) overhead = *settings.per_op_overhead;
+  if (const std::optional<Seconds> set = settings.PerOpOverhead(gpu ? 1 : out.threads))
+    overhead = *set;
   out.per_op_overhead = overhead;
   // A calibration's memory passes run at the bandwidth of the cores used; on a GPU the host's
   // dispatch overlaps the kernels and none are fitted.

@@ -85,7 +85,8 @@ class LoweringCache {
 };
 
 // A framework's calibration (validation/calibration.h, docs/calibration.md): a multiplier on every
-// op time, the per-op overhead that replaces the measured dispatch cost, the framework's own
+// op time, the per-op overhead that replaces the measured dispatch cost (on a CPU, one for steps on
+// one thread and one for steps on more, where the fit had runs of both), the framework's own
 // fixed cost per training step (its optimizer and training loop), added to each step, and memory
 // passes: extra passes over each op's memory traffic (OpSignature::bytes) at the step's memory
 // bandwidth, added to the op: what a step pays for memory the profiler's repeated calls find warm
@@ -95,6 +96,14 @@ struct KernelCorrection {
   Seconds per_op_overhead;
   Seconds per_step_overhead;
   double memory_passes = 0;
+  // A CPU step on more than one thread: its per-op overhead (the framework's host thread shares
+  // the cores with the runtime's worker threads). Unset: per_op_overhead at any thread count.
+  std::optional<Seconds> per_op_overhead_threads;
+
+  // The per-op overhead of a step on `threads` threads.
+  Seconds PerOpOverhead(double threads) const {
+    return threads > 1 && per_op_overhead_threads ? *per_op_overhead_threads : per_op_overhead;
+  }
 
   // As it applies to a framework whose allocator keeps the memory a step frees (`keeps`):
   // without the memory passes, which stand for the faults of memory returned to the OS.
@@ -116,9 +125,12 @@ struct MachineSettings {
   int64_t samples = 0;
   int64_t val_samples = 0;
   std::optional<Seconds> per_op_overhead;  // overrides the reference's dispatch cost
-  double kernel_scale = 1;                 // a calibration's multiplier on op times
-  Seconds per_step_overhead;               // a calibration's fixed cost per training step
-  double memory_passes = 0;                // a calibration's passes over an op's traffic
+  // A calibration's per-op overhead where the step runs on more than one thread (unset: the one
+  // above at any thread count).
+  std::optional<Seconds> per_op_overhead_threads;
+  double kernel_scale = 1;    // a calibration's multiplier on op times
+  Seconds per_step_overhead;  // a calibration's fixed cost per training step
+  double memory_passes = 0;   // a calibration's passes over an op's traffic
   // A CPU target's framework build: code compiled for an older vector set than the CPU has runs
   // at that set's peak (CpuSpec::Fp32FlopPerCycle); memory-bound ops are unchanged.
   VectorIsa isa = VectorIsa::kNative;
@@ -132,7 +144,14 @@ struct MachineSettings {
     kernel_scale = c->kernel_scale;
     per_step_overhead = c->per_step_overhead;
     memory_passes = c->memory_passes;
-    if (!per_op_overhead) per_op_overhead = c->per_op_overhead;
+    if (per_op_overhead) return;
+    per_op_overhead = c->per_op_overhead;
+    per_op_overhead_threads = c->per_op_overhead_threads;
+  }
+  // The per-op overhead set for a step on `threads` threads, if any.
+  std::optional<Seconds> PerOpOverhead(double threads) const {
+    if (threads > 1 && per_op_overhead_threads) return per_op_overhead_threads;
+    return per_op_overhead;
   }
 };
 

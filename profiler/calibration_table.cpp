@@ -16,15 +16,18 @@ const std::vector<std::pair<std::string_view, std::string_view>>& ShippedCalibra
 namespace epochcost::profiler {
 namespace {
 
-// models_worse and memory_passes may be missing (files written before they existed).
+// models_worse, memory_passes and per_op_overhead_threads_us may be missing (files written before
+// they existed); per_op_overhead_threads_us is empty where one overhead is fitted for all.
 // clang-format off
 constexpr const char* kColumns[] = {
     "framework", "device_kind", "kernel_scale", "per_op_overhead_us", "per_step_overhead_ms",
     "runs", "folds", "mape_before", "mape_after", "fitted_at", "origin", "models",
-    "model_mape_before", "model_mape_after", "models_worse", "memory_passes"};
+    "model_mape_before", "model_mape_after", "models_worse", "memory_passes",
+    "per_op_overhead_threads_us"};
 // clang-format on
 bool Optional(const std::string& column) {
-  return column == "models_worse" || column == "memory_passes";
+  return column == "models_worse" || column == "memory_passes" ||
+         column == "per_op_overhead_threads_us";
 }
 
 std::string G6(double v) {
@@ -85,6 +88,12 @@ Result<StoredCalibration> ReadRow(const CsvTable& t, const CsvRecord& r) {
     if (!passes.ok()) return passes.status();
     c.memory_passes = *passes;
   }
+  if (t.Column("per_op_overhead_threads_us").ok() && !field("per_op_overhead_threads_us").empty()) {
+    Result<double> us =
+        NumberAtLeast(field("per_op_overhead_threads_us"), "per_op_overhead_threads_us", 0);
+    if (!us.ok()) return us.status();
+    c.per_op_overhead_threads = Seconds::FromMicroseconds(*us);
+  }
   c.runs = static_cast<int>(runs);
   c.folds = static_cast<int>(folds);
   c.fitted_at = field("fitted_at");
@@ -126,7 +135,9 @@ std::string CalibrationsCsv(const std::vector<StoredCalibration>& cs) {
         << "," << c.fitted_at << "," << Quoted(c.origin) << "," << Quoted(c.models) << ","
         << (c.model_mape_before ? G6(*c.model_mape_before) : "") << ","
         << (c.model_mape_after ? G6(*c.model_mape_after) : "") << "," << Quoted(c.models_worse)
-        << "," << G6(c.memory_passes) << "\n";
+        << "," << G6(c.memory_passes) << ","
+        << (c.per_op_overhead_threads ? G6(c.per_op_overhead_threads->seconds() * 1e6) : "")
+        << "\n";
   return out.str();
 }
 

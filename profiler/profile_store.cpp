@@ -44,7 +44,8 @@ CREATE TABLE IF NOT EXISTS calibrations(
   per_op_overhead_s REAL NOT NULL, runs INTEGER NOT NULL, folds INTEGER NOT NULL,
   mape_before REAL NOT NULL, mape_after REAL NOT NULL, fitted_at TEXT NOT NULL,
   origin TEXT NOT NULL, per_step_overhead_s REAL NOT NULL DEFAULT 0,
-  memory_passes REAL NOT NULL DEFAULT 0, PRIMARY KEY(framework, device_kind));
+  memory_passes REAL NOT NULL DEFAULT 0, per_op_overhead_threads_s REAL,
+  PRIMARY KEY(framework, device_kind));
 )sql";
 
 constexpr int kFormatVersion = 1;
@@ -202,6 +203,9 @@ Result<std::unique_ptr<ProfileStore>> ProfileStore::Open(const std::string& path
   for (const char* column : {"per_step_overhead_s", "memory_passes"})
     EPOCHCOST_RETURN_IF_ERROR(
         AddColumnIfMissing(*store->db_, "calibrations", column, "REAL NOT NULL DEFAULT 0"));
+  // Calibrations stored before the per-op overhead was fitted per thread count have none (NULL).
+  EPOCHCOST_RETURN_IF_ERROR(
+      AddColumnIfMissing(*store->db_, "calibrations", "per_op_overhead_threads_s", "REAL"));
   // Each row says whether a shipped profile brought it (column `shipped`, since 2026-11-27). A
   // store made before cannot tell its rows apart: those of a device a profile is shipped for are
   // taken as shipped (they were, unless its user measured on that very CPU, when the load
@@ -437,14 +441,18 @@ Status ProfileStore::PutCalibrations(const std::vector<StoredCalibration>& cs) {
   Result<Statement> q = db_->Prepare(
       "INSERT OR REPLACE INTO calibrations(framework, device_kind, kernel_scale, "
       "per_op_overhead_s, runs, folds, mape_before, mape_after, fitted_at, origin, "
-      "per_step_overhead_s, memory_passes) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11, "
-      "?12)");
+      "per_step_overhead_s, memory_passes, per_op_overhead_threads_s) VALUES(?1, ?2, ?3, ?4, ?5, "
+      "?6, ?7, ?8, ?9, ?10, ?11, ?12, ?13)");
   if (!q.ok()) return q.status();
   for (const StoredCalibration& c : cs) {
     q->Bind(1, c.framework).Bind(2, c.device_kind).Bind(3, c.kernel_scale);
     q->Bind(4, c.per_op_overhead.seconds()).Bind(5, int64_t{c.runs}).Bind(6, int64_t{c.folds});
     q->Bind(7, c.mape_before).Bind(8, c.mape_after).Bind(9, c.fitted_at).Bind(10, c.origin);
     q->Bind(11, c.per_step_overhead.seconds()).Bind(12, c.memory_passes);
+    if (c.per_op_overhead_threads)
+      q->Bind(13, c.per_op_overhead_threads->seconds());
+    else
+      q->BindNull(13);
     EPOCHCOST_RETURN_IF_ERROR(q->Run());
   }
   return (*tx)->Commit();
@@ -453,7 +461,8 @@ Status ProfileStore::PutCalibrations(const std::vector<StoredCalibration>& cs) {
 Result<std::vector<StoredCalibration>> ProfileStore::Calibrations() const {
   Result<Statement> q = db_->Prepare(
       "SELECT framework, device_kind, kernel_scale, per_op_overhead_s, runs, folds, mape_before, "
-      "mape_after, fitted_at, origin, per_step_overhead_s, memory_passes FROM calibrations "
+      "mape_after, fitted_at, origin, per_step_overhead_s, memory_passes, "
+      "per_op_overhead_threads_s FROM calibrations "
       "ORDER BY framework, device_kind");
   if (!q.ok()) return q.status();
   std::vector<StoredCalibration> out;
@@ -465,6 +474,7 @@ Result<std::vector<StoredCalibration>> ProfileStore::Calibrations() const {
                    static_cast<int>(q->Int(4)), static_cast<int>(q->Int(5)), q->Double(6),
                    q->Double(7), q->Text(8), q->Text(9), Seconds::FromSeconds(q->Double(10)),
                    q->Double(11)});
+    if (!q->IsNull(12)) out.back().per_op_overhead_threads = Seconds::FromSeconds(q->Double(12));
   }
   Result<std::vector<StoredCalibration>> shipped = ShippedCalibrations();
   if (!shipped.ok()) return shipped.status();

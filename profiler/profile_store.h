@@ -60,6 +60,9 @@ struct StoredCalibration {
   // out in its K-fold cross-validation, as "MODEL=BEFORE/AFTER" (held-out MAPE, percent),
   // space-separated; it is not applied to them.
   std::string models_worse;
+  // A CPU calibration fitted to runs on one thread and on more: the per-op overhead of a step on
+  // more than one thread (per_op_overhead is then that of a step on one). Unset: one for all.
+  std::optional<Seconds> per_op_overhead_threads;
 
   // Whether it applies to `model`: always, except a shipped one to a model of `models_worse`, or to
   // a model outside its fit when it does not predict unseen models better than no calibration
@@ -77,7 +80,8 @@ struct StoredCalibration {
       const std::string& list);
 
   KernelCorrection correction() const {
-    return {kernel_scale, per_op_overhead, per_step_overhead, memory_passes};
+    return {kernel_scale, per_op_overhead, per_step_overhead, memory_passes,
+            per_op_overhead_threads};
   }
 
  private:

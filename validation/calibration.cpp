@@ -23,8 +23,8 @@ struct Free {
 // per-op overhead.
 Seconds StepTime(const std::vector<OpCost>& ops, const PredictionTerms& t, const Correction& c,
                  bool own_dispatch) {
-  CallCost call{c.kernel_scale, PerGbMoved(c.memory_passes, t.bandwidth), c.per_op_overhead,
-                t.overlaps};
+  CallCost call{c.kernel_scale, PerGbMoved(c.memory_passes, t.bandwidth),
+                c.PerOpOverhead(t.threaded ? 2 : 1), t.overlaps};
   Seconds s;
   for (const OpCost& op : ops) {
     if (own_dispatch) call.per_op_overhead = op.dispatch.value_or(t.overhead);
@@ -51,12 +51,18 @@ double SquaredRelativeError(const std::vector<const CalibrationSample*>& samples
 
 // Without overlap: epoch = scale * A + overhead * B + per_step * N + passes * G + C per sample
 // (A: kernel seconds, B: op calls, N: training steps, G: the seconds the ops' memory traffic takes
-// at the step's bandwidth, C: the rest), linear in the four parameters. Each subset of the free
-// ones is solved with the others at their neutral values (scale 1, the rest 0); the valid solution
-// (scale > 0, the rest >= 0) with the least error wins.
+// at the step's bandwidth, C: the rest), linear in the four parameters. Where the samples have
+// runs on one thread and runs on more, the overhead is two parameters, B counting the calls of
+// the one kind of run and B' those of the other. Each subset of the free ones is solved with the
+// others at their neutral values (scale 1, the rest 0; the two overheads free together); the valid
+// solution (scale > 0, the rest >= 0) with the least error wins.
 Correction FitLinear(const std::vector<const CalibrationSample*>& samples, Free free_params) {
   const Eigen::Index n = static_cast<Eigen::Index>(samples.size());
-  Eigen::MatrixXd x(n, 4);
+  const bool split = std::any_of(samples.begin(), samples.end(),
+                                 [](const CalibrationSample* s) { return s->terms.threaded; }) &&
+                     std::any_of(samples.begin(), samples.end(),
+                                 [](const CalibrationSample* s) { return !s->terms.threaded; });
+  Eigen::MatrixXd x = Eigen::MatrixXd::Zero(n, 5);
   Eigen::VectorXd y(n);
   for (Eigen::Index i = 0; i < n; ++i) {
     const CalibrationSample& s = *samples[i];
@@ -74,7 +80,7 @@ Correction FitLinear(const std::vector<const CalibrationSample*>& samples, Free 
     add(t.eval, t.eval_steps);
     const double c = t.steps * t.extra_per_step.seconds();
     x(i, 0) = a / s.measured_seconds;
-    x(i, 1) = b / s.measured_seconds;
+    x(i, split && t.threaded ? 4 : 1) = b / s.measured_seconds;
     x(i, 2) = t.steps / s.measured_seconds;
     x(i, 3) = g / s.measured_seconds;
     y(i) = (s.measured_seconds - c) / s.measured_seconds;
@@ -88,14 +94,16 @@ Correction FitLinear(const std::vector<const CalibrationSample*>& samples, Free 
     std::vector<Eigen::Index> cols;
     for (Eigen::Index k = 0; k < 4; ++k)
       if (free & (1 << k)) cols.push_back(k);
+    if (split && (free & 2)) cols.push_back(4);  // the per-op overhead of threaded runs
     Eigen::MatrixXd xs(n, static_cast<Eigen::Index>(cols.size()));
     for (size_t k = 0; k < cols.size(); ++k) xs.col(static_cast<Eigen::Index>(k)) = x.col(cols[k]);
     const Eigen::VectorXd rhs = (free & 1) ? y : Eigen::VectorXd(y - x.col(0));
     const Eigen::VectorXd v = xs.colPivHouseholderQr().solve(rhs);
-    double p[4] = {1, 0, 0, 0};
+    double p[5] = {1, 0, 0, 0, 0};
     for (size_t k = 0; k < cols.size(); ++k) p[cols[k]] = v(static_cast<Eigen::Index>(k));
-    if (!(p[0] > 0 && p[1] >= 0 && p[2] >= 0 && p[3] >= 0)) continue;
-    const Correction c{p[0], Seconds::FromSeconds(p[1]), Seconds::FromSeconds(p[2]), p[3]};
+    if (!(p[0] > 0 && p[1] >= 0 && p[2] >= 0 && p[3] >= 0 && p[4] >= 0)) continue;
+    Correction c{p[0], Seconds::FromSeconds(p[1]), Seconds::FromSeconds(p[2]), p[3]};
+    if (split) c.per_op_overhead_threads = Seconds::FromSeconds(p[4]);
     if (double e = SquaredRelativeError(samples, c); e < best_err) {
       best_err = e;
       best = c;

@@ -5,7 +5,9 @@
 //                    GPUs fitted only where the inner cross-validation says it predicts better;
 //   per_op_overhead  replaces the per-op dispatch cost (the framework's own work per op call:
 //                    Python, autograd, graph executor), added to each op on a CPU and overlapping
-//                    the kernels on a GPU (an op costs max(kernel, overhead));
+//                    the kernels on a GPU (an op costs max(kernel, overhead)); on a CPU one for
+//                    runs on one thread and one for runs on more, where the runs have both
+//                    (the host thread shares its cores with the runtime's workers);
 //   per_step_overhead the framework's fixed cost per training step (optimizer and training loop
 //                    in Python, callbacks, fresh buffers), added to each training step; fitted
 //                    only where the runs' inner cross-validation says it predicts better;
@@ -44,6 +46,7 @@ struct PredictionTerms {
   double steps = 0, eval_steps = 0;
   Seconds extra_per_step;    // what is not per-op: host input, exposed all-reduce
   bool overlaps = false;     // GPU: an op costs max(kernel, overhead), else kernel + overhead
+  bool threaded = false;     // CPU: the step runs on more than one thread
   Seconds overhead;          // the uncalibrated per-op overhead
   BytesPerSecond bandwidth;  // CPU: the memory bandwidth of the cores used (0: unknown, or
                              // the run's allocator keeps its memory: no memory passes)

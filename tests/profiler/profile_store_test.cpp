@@ -338,8 +338,18 @@ TEST_F(ProfileStoreTest, CalibrationsAreStoredAndReplaced) {
   EXPECT_DOUBLE_EQ(got->per_step_overhead.seconds(), 1.5e-3);
   EXPECT_EQ(got->runs, 12);
   EXPECT_FALSE(got->shipped);
+  EXPECT_FALSE(got->per_op_overhead_threads.has_value());  // stored as NULL, read back unset
   EXPECT_EQ((*store)->Calibrations()->size(), 1 + ShippedCalibrations()->size());
   EXPECT_FALSE((*store)->FindCalibration("jax", "gpu").ok());
+  // One per-op overhead for steps on one thread and one for steps on more.
+  c.per_op_overhead_threads = Seconds::FromMicroseconds(30);
+  ASSERT_TRUE((*store)->PutCalibrations({c}).ok());
+  got = (*store)->FindCalibration("jax", "cpu");
+  ASSERT_TRUE(got.ok());
+  ASSERT_TRUE(got->per_op_overhead_threads.has_value());
+  EXPECT_DOUBLE_EQ(got->per_op_overhead_threads->seconds(), 30e-6);
+  EXPECT_DOUBLE_EQ(got->correction().PerOpOverhead(1).seconds(), 12e-6);
+  EXPECT_DOUBLE_EQ(got->correction().PerOpOverhead(2).seconds(), 30e-6);
 }
 
 // A store without a calibration of its own for a framework answers with the shipped one; one the
@@ -456,10 +466,10 @@ TEST(CalibrationTable, WritesAndReadsBack) {
   EXPECT_EQ(csv,
             "framework,device_kind,kernel_scale,per_op_overhead_us,per_step_overhead_ms,runs,folds,"
             "mape_before,mape_after,fitted_at,origin,models,model_mape_before,model_mape_after,"
-            "models_worse,memory_passes\n"
+            "models_worse,memory_passes,per_op_overhead_threads_us\n"
             "keras+tensorflow,gpu,3.35274,23.7044,3.16155,7,5,72.7936,52.6697,2026-11-25,"
             "\"@published-runs \"\"my runs\"\".csv\",\"mnist_cnn mnist_mlp\",72.8,55.4,"
-            "\"mnist_mlp=71/182\",0.5433\n");
+            "\"mnist_mlp=71/182\",0.5433,\n");
   Result<std::vector<StoredCalibration>> back = ParseCalibrationsCsv(csv, "t.csv");
   ASSERT_TRUE(back.ok()) << back.status().message();
   ASSERT_EQ(back->size(), 1u);
@@ -473,6 +483,17 @@ TEST(CalibrationTable, WritesAndReadsBack) {
   EXPECT_EQ((*back)[0].models_worse, c.models_worse);
   EXPECT_EQ((*back)[0].ModelsWorse().at("mnist_mlp"), std::make_pair(71.0, 182.0));
   EXPECT_FALSE((*back)[0].shipped);
+  EXPECT_FALSE((*back)[0].per_op_overhead_threads.has_value());  // empty: one for all
+  // A CPU calibration with a per-op overhead for steps on more than one thread.
+  StoredCalibration threaded = c;
+  threaded.device_kind = "cpu";
+  threaded.per_op_overhead_threads = Seconds::FromMicroseconds(9.20223);
+  const std::string with = CalibrationsCsv({threaded});
+  EXPECT_TRUE(with.ends_with(",0.5433,9.20223\n")) << with;
+  back = ParseCalibrationsCsv(with, "t.csv");
+  ASSERT_TRUE(back.ok()) << back.status().message();
+  ASSERT_TRUE((*back)[0].per_op_overhead_threads.has_value());
+  EXPECT_NEAR((*back)[0].per_op_overhead_threads->seconds(), 9.20223e-6, 1e-15);
 }
 
 TEST(CalibrationTable, BadRowsAreErrorsNamingLineAndField) {
@@ -498,6 +519,14 @@ TEST(CalibrationTable, BadRowsAreErrorsNamingLineAndField) {
       "c.csv:3: a second pytorch calibration on cpu");
   EXPECT_EQ(error("pytorch,cpu,1,0,0,5,5,10,5,2026-11-25,x,m,30,\n"),
             "c.csv:2: model_mape_before and model_mape_after: one is empty");
+  const std::string with_threads =
+      "framework,device_kind,kernel_scale,per_op_overhead_us,per_step_overhead_ms,runs,folds,"
+      "mape_before,mape_after,fitted_at,origin,models,model_mape_before,model_mape_after,"
+      "models_worse,memory_passes,per_op_overhead_threads_us\n";
+  Result<std::vector<StoredCalibration>> r = ParseCalibrationsCsv(
+      with_threads + "pytorch,cpu,1,0,0,5,5,10,5,2026-11-25,x,,,,,0,-1\n", "c.csv");
+  ASSERT_FALSE(r.ok());
+  EXPECT_EQ(r.status().message(), "c.csv:2: per_op_overhead_threads_us -1 is not at least 0");
   // A file from before the models_worse column reads as none; one with it is checked.
   EXPECT_EQ(error("pytorch,cpu,1,0,0,5,5,10,5,2026-11-25,x,m,,\n"), "ok");
   const std::string with_worse = head.substr(0, head.size() - 1) + ",models_worse\n";

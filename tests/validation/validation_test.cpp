@@ -316,6 +316,50 @@ TEST(CalibrationTest, UncalibratedKeepsEachCallsOwnDispatch) {
   EXPECT_NEAR(EpochTime(t, c).seconds(), 100 * 640e-6 + 10 * 110e-6, 1e-12);
 }
 
+// A CPU correction with a per-op overhead for steps on more than one thread prices a threaded
+// run's calls with it and a 1-thread run's with the other.
+TEST(CalibrationTest, ThreadedRunsTakeTheirOwnPerOpOverhead) {
+  Correction c{2, Seconds::FromMicroseconds(10)};
+  c.per_op_overhead_threads = Seconds::FromMicroseconds(30);
+  // 1 thread: as EpochTimeByHand, 640 us a step, 110 us an eval step.
+  EXPECT_NEAR(EpochTime(Terms(false), c).seconds(), 100 * 640e-6 + 10 * 110e-6, 1e-12);
+  // More: step = 2(200+30) + 10(10+30) + 20 = 880 us; eval = 100 + 30 = 130 us.
+  PredictionTerms threaded = Terms(false);
+  threaded.threaded = true;
+  EXPECT_NEAR(EpochTime(threaded, c).seconds(), 100 * 880e-6 + 10 * 130e-6, 1e-12);
+}
+
+// The fit recovers a per-op overhead for each kind of run where the runs have both.
+TEST(CalibrationTest, FitRecoversAPerOpOverheadPerThreadKind) {
+  Correction truth{1.5, Seconds::FromMicroseconds(4)};
+  truth.per_op_overhead_threads = Seconds::FromMicroseconds(12);
+  std::vector<CalibrationSample> samples;
+  for (int i = 0; i < 8; ++i) {
+    PredictionTerms t = Terms(false);
+    t.bandwidth = BytesPerSecond();  // no memory passes
+    t.threaded = i % 2 == 1;
+    t.train[1].count = 5 + 7 * i;  // calls that vary apart from the kernel seconds
+    t.train[0].kernel = Seconds::FromMicroseconds(50 + 30 * (i % 3));
+    samples.push_back({t, EpochTime(t, truth).seconds()});
+  }
+  std::vector<const CalibrationSample*> ptrs;
+  for (const CalibrationSample& s : samples) ptrs.push_back(&s);
+  Result<Correction> fit = FitCorrection(ptrs);
+  ASSERT_TRUE(fit.ok()) << fit.status().message();
+  EXPECT_NEAR(fit->kernel_scale, 1.5, 1e-6);
+  EXPECT_NEAR(fit->per_op_overhead.seconds(), 4e-6, 1e-11);
+  ASSERT_TRUE(fit->per_op_overhead_threads.has_value());
+  EXPECT_NEAR(fit->per_op_overhead_threads->seconds(), 12e-6, 1e-11);
+  // Runs of one kind only: one overhead for all.
+  std::vector<const CalibrationSample*> one_kind;
+  for (const CalibrationSample& s : samples)
+    if (!s.terms.threaded) one_kind.push_back(&s);
+  fit = FitCorrection(one_kind);
+  ASSERT_TRUE(fit.ok());
+  EXPECT_FALSE(fit->per_op_overhead_threads.has_value());
+  EXPECT_NEAR(fit->per_op_overhead.seconds(), 4e-6, 1e-11);
+}
+
 // Runs whose measured times are exactly a known correction's predictions.
 std::vector<CalibrationSample> Exact(bool overlaps, const Correction& truth) {
   std::vector<CalibrationSample> out;
