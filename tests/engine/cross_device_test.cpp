@@ -615,6 +615,25 @@ TEST(MachineTest, SerialCallsTakeOneCoreOnAnyMachine) {
   EXPECT_GT(parallel, 0);
 }
 
+// A calibration with a per-op overhead per thread count: a 1-vCPU machine takes the 1-thread
+// one, a machine with more cores the other.
+TEST(MachineTest, ACalibrationsPerOpOverheadFollowsTheCores) {
+  Result<Model> model = LoadZooModel("mnist_mlp");
+  ASSERT_TRUE(model.ok());
+  const LoweringOptions o{.batch = 128};
+  MachineSettings s{.samples = 1280};
+  KernelCorrection c{.per_op_overhead = Seconds::FromMicroseconds(3)};
+  c.per_op_overhead_threads = Seconds::FromMicroseconds(9);
+  s.Apply(c);
+  Result<MachinePrediction> one =
+      PredictOnMachine(*model, o, CpuMachine("cpu:genoa", "EPYC Genoa (9004)", 1), {}, s);
+  Result<MachinePrediction> eight =
+      PredictOnMachine(*model, o, CpuMachine("cpu:genoa", "EPYC Genoa (9004)", 8), {}, s);
+  ASSERT_TRUE(one.ok() && eight.ok());
+  EXPECT_DOUBLE_EQ(one->per_op_overhead.seconds(), 3e-6);
+  EXPECT_DOUBLE_EQ(eight->per_op_overhead.seconds(), 9e-6);
+}
+
 TEST(MemoryTest, OptimizerStateAndLargestBatch) {
   Result<Model> model = LoadZooModel("mnist_mlp");  // 669,706 parameters
   LoweringOptions o{.batch = 128, .optimizer = Optimizer::kAdam};
