@@ -160,7 +160,7 @@ Result<Prediction> Predictor::PredictMeasured(const PredictionRequest& r, const 
     if (b.name == "page_fault_seconds" && !p.gpu) p.page_fault = Seconds::FromSeconds(b.value);
   }
   const Seconds launch = Seconds::FromSeconds(std::max(0.0, overhead));
-  if (const std::optional<Seconds> set = settings.PerOpOverhead(p.threads)) {
+  if (const std::optional<Seconds> set = settings.PerOpOverhead(p.threads > 1)) {
     overhead = set->seconds();
     serial_overhead.reset();  // a given or fitted overhead is the framework's, serial or not
   }

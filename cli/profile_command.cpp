@@ -540,11 +540,12 @@ int List(const ProfileOptions& o) {
   for (const auto& k : *cs) {
     char scale[32], us[64], batch[32], gb[32], mape[64];
     std::snprintf(scale, sizeof scale, "%.3f", k.kernel_scale);
-    std::snprintf(us, sizeof us, "%.2f", k.per_op_overhead.seconds() * 1e6);
     if (k.per_op_overhead_threads) {  // "1 thread / more"
       threaded_note = true;
       std::snprintf(us, sizeof us, "%.2f / %.2f", k.per_op_overhead.seconds() * 1e6,
                     k.per_op_overhead_threads->seconds() * 1e6);
+    } else {
+      std::snprintf(us, sizeof us, "%.2f", k.per_op_overhead.seconds() * 1e6);
     }
     std::snprintf(batch, sizeof batch, "%.3f", k.per_step_overhead.seconds() * 1e3);
     std::snprintf(gb, sizeof gb, "%.3f", k.memory_passes);

@@ -160,7 +160,7 @@ Result<MachinePrediction> PredictOnMachine(const Model& model, LoweringOptions o
       target.one_core->latency = target.roofline.latency;
     }
   }
-  if (const std::optional<Seconds> set = settings.PerOpOverhead(gpu ? 1 : out.threads))
+  if (const std::optional<Seconds> set = settings.PerOpOverhead(!gpu && out.threads > 1))
     overhead = *set;
   out.per_op_overhead = overhead;
   // A calibration's memory passes run at the bandwidth of the cores used; on a GPU the host's

@@ -100,9 +100,9 @@ struct KernelCorrection {
   // the cores with the runtime's worker threads). Unset: per_op_overhead at any thread count.
   std::optional<Seconds> per_op_overhead_threads;
 
-  // The per-op overhead of a step on `threads` threads.
-  Seconds PerOpOverhead(double threads) const {
-    return threads > 1 && per_op_overhead_threads ? *per_op_overhead_threads : per_op_overhead;
+  // The per-op overhead of a step on one thread, or (`threaded`) on more.
+  Seconds PerOpOverhead(bool threaded) const {
+    return threaded && per_op_overhead_threads ? *per_op_overhead_threads : per_op_overhead;
   }
 
   // As it applies to a framework whose allocator keeps the memory a step frees (`keeps`):
@@ -148,10 +148,9 @@ struct MachineSettings {
     per_op_overhead = c->per_op_overhead;
     per_op_overhead_threads = c->per_op_overhead_threads;
   }
-  // The per-op overhead set for a step on `threads` threads, if any.
-  std::optional<Seconds> PerOpOverhead(double threads) const {
-    if (threads > 1 && per_op_overhead_threads) return per_op_overhead_threads;
-    return per_op_overhead;
+  // The per-op overhead set for a step on one thread, or (`threaded`) on more, if any.
+  std::optional<Seconds> PerOpOverhead(bool threaded) const {
+    return threaded && per_op_overhead_threads ? per_op_overhead_threads : per_op_overhead;
   }
 };
 

@@ -24,7 +24,7 @@ struct Free {
 Seconds StepTime(const std::vector<OpCost>& ops, const PredictionTerms& t, const Correction& c,
                  bool own_dispatch) {
   CallCost call{c.kernel_scale, PerGbMoved(c.memory_passes, t.bandwidth),
-                c.PerOpOverhead(t.threaded ? 2 : 1), t.overlaps};
+                c.PerOpOverhead(t.threaded), t.overlaps};
   Seconds s;
   for (const OpCost& op : ops) {
     if (own_dispatch) call.per_op_overhead = op.dispatch.value_or(t.overhead);

@@ -348,8 +348,8 @@ TEST_F(ProfileStoreTest, CalibrationsAreStoredAndReplaced) {
   ASSERT_TRUE(got.ok());
   ASSERT_TRUE(got->per_op_overhead_threads.has_value());
   EXPECT_DOUBLE_EQ(got->per_op_overhead_threads->seconds(), 30e-6);
-  EXPECT_DOUBLE_EQ(got->correction().PerOpOverhead(1).seconds(), 12e-6);
-  EXPECT_DOUBLE_EQ(got->correction().PerOpOverhead(2).seconds(), 30e-6);
+  EXPECT_DOUBLE_EQ(got->correction().PerOpOverhead(false).seconds(), 12e-6);
+  EXPECT_DOUBLE_EQ(got->correction().PerOpOverhead(true).seconds(), 30e-6);
 }
 
 // A store without a calibration of its own for a framework answers with the shipped one; one the
