@@ -523,7 +523,7 @@ TEST_F(CatalogTest, GpuModelsNameRowsOfTheHardwareTable) {
 
 TEST_F(CatalogTest, InstanceRowsCorrectThePriceFilesHardware) {
   // SkyPilot's Azure catalog (v6) gives ND96isr_H100_v5 12 GPUs (Azure's size has 8) and the NC
-  // A10 v4 sizes no GPU; data/catalog/instances.csv, seeded after it, corrects both.
+  // A10 v4 and NCC H100 v5 sizes no GPU; data/catalog/instances.csv, seeded after it, corrects them.
   const InstanceType nd = **store_->FindInstance("azure", "Standard_ND96isr_H100_v5");
   EXPECT_EQ(nd.gpu, "H100");
   EXPECT_EQ(nd.gpu_count, 8);
@@ -531,6 +531,12 @@ TEST_F(CatalogTest, InstanceRowsCorrectThePriceFilesHardware) {
   EXPECT_EQ(nc.gpu, "A10");
   EXPECT_EQ(nc.gpu_count, 2);
   EXPECT_EQ(nc.gpu_memory_gib, 24);
+  // The confidential NCC H100 v5 size is listed without its GPU; it has its NC sibling's one.
+  const InstanceType ncc = **store_->FindInstance("azure", "Standard_NCC40ads_H100_v5");
+  const InstanceType sibling = **store_->FindInstance("azure", "Standard_NC40ads_H100_v5");
+  EXPECT_EQ(ncc.gpu, sibling.gpu);
+  EXPECT_EQ(ncc.gpu_count, 1);
+  EXPECT_EQ(ncc.vcpus, 40);
 }
 
 // Whether a pattern row of data/catalog (provider, instance-name pattern) names a machine of

@@ -32,6 +32,15 @@ TEST(DeviceSpecsTest, GpusOfThePublishedBenchmarks) {
   EXPECT_DOUBLE_EQ(gh200->memory.bytes(), 96e9);
   EXPECT_DOUBLE_EQ(gh200->bf16_tensor.tflops(), mega->bf16_tensor.tflops());
   EXPECT_EQ(gh200->sm_count, mega->sm_count);
+  // AWS's p6-b300 (SkyPilot: "B300"): dense rates of the HGX B300, and a clock the row derives
+  // from them: 75 TFLOPS = 2 x 160 SMs x 128 lanes x 1831 MHz (to 0.01%).
+  Result<GpuSpec> b300 = FindGpu("B300");
+  ASSERT_TRUE(b300.ok());
+  EXPECT_DOUBLE_EQ(b300->fp32.tflops(), 75);
+  EXPECT_DOUBLE_EQ(b300->tf32_tensor.tflops(), 1125);
+  EXPECT_DOUBLE_EQ(b300->bf16_tensor.tflops(), 2250);
+  EXPECT_DOUBLE_EQ(b300->memory.bytes(), 288e9);
+  EXPECT_NEAR(2 * b300->sm_count * 128 * b300->boost_clock_mhz * 1e6, 75e12, 75e12 * 1e-4);
   EXPECT_EQ(FindGpu("Voodoo2").status().message(),
             "no GPU named 'Voodoo2' in data/hardware/gpus.csv");
   for (const GpuSpec& g : *gpus) EXPECT_FALSE(g.source.empty()) << g.name;
