@@ -42,6 +42,21 @@ void AddAllocatorOption(CLI::App* app, bool* keeps) {
       ->check(CLI::IsMember({"keeps", "returns"}));
 }
 
+void AddInputPipelineOption(CLI::App* app, double* ms) {
+  app->add_option("--input-ms-per-sample", *ms,
+                  "CPU time of the input pipeline per training sample, in milliseconds of one "
+                  "vCPU (reading, decoding, augmenting; default 0: none): on a GPU machine it "
+                  "runs on the vCPUs beside the dispatching one, overlapping the step; on a CPU "
+                  "it shares the cores with the step");
+}
+
+Result<Seconds> InputPerSample(double ms) {
+  if (!(ms >= 0) || ms > 600e3)
+    return Status::InvalidArgument(
+        "--input-ms-per-sample must be from 0 to 600000 (milliseconds of one vCPU per sample)");
+  return Seconds::FromMilliseconds(ms);
+}
+
 std::string LoweringFlagsCommandLine(const LoweringFlags& f) {
   std::string s;
   if (f.precision != "fp32") s += " --precision " + f.precision;

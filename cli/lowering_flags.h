@@ -38,6 +38,13 @@ void AddIsaOption(CLI::App* app, std::string* isa);
 // those faults, apply only to "returns" (docs/calibration.md).
 void AddAllocatorOption(CLI::App* app, bool* keeps);
 
+// --input-ms-per-sample of predict and recommend: the CPU time, in milliseconds of one vCPU, the
+// training job's input pipeline spends on one sample (reading, decoding, augmenting: a data
+// loader's work), as the user measured it. engine/machine.h says how a step pays it.
+void AddInputPipelineOption(CLI::App* app, double* ms);
+// The option's value as time; an error for a negative, NaN or absurd one (over 10 minutes).
+Result<Seconds> InputPerSample(double ms);
+
 // The flags as given, as a command line fragment (" --precision bf16 --optimizer sgd"; empty when
 // none was), so that a suggested `epochcost profile` measures the signatures predict lowered.
 std::string LoweringFlagsCommandLine(const LoweringFlags& flags);

@@ -1,8 +1,10 @@
 // `epochcost predict MODEL --on TARGET`: step and epoch time on a measured device (its op times
 // from `epochcost profile`) or on any other machine (scaled, cli/prediction.h), with the largest
 // ops, where each time came from, and the error the shipped run logs show for that path.
+#include <algorithm>
 #include <iostream>
 #include <nlohmann/json.hpp>
+#include <thread>
 
 #include "cli/commands.h"
 #include "cli/format.h"
@@ -18,6 +20,7 @@ struct PredictOptions {
   std::string profiles, catalog;
   int top = 10;
   double overhead_us = -1;
+  double input_ms = 0;  // --input-ms-per-sample
   bool json = false;
 };
 
@@ -160,6 +163,36 @@ std::string PageFaultLine(const Prediction& p) {
   return line;
 }
 
+// The input pipeline (--input-ms-per-sample), where one was given: its CPU time a step and what
+// it does to the step.
+std::string InputPipelineLine(const Prediction& p) {
+  if (p.input_pipeline.seconds() <= 0) return "";
+  const double per_sample_ms = p.input_pipeline.milliseconds() / static_cast<double>(p.batch);
+  std::string where;
+  if (p.gpu) {
+    const double vcpus = p.machine ? p.machine->vcpus : std::thread::hardware_concurrency();
+    where =
+        "on the " + Number("%g", std::max(0.0, vcpus - 1)) + " vCPUs beside the dispatching one: " +
+        (p.input_bound ? "the step waits for it (input-bound)" : "hidden behind the GPUs' step");
+  } else {
+    const double cores = p.on_machine ? p.on_machine->threads : p.threads;
+    where =
+        "sharing the " + Number("%g", cores) + (cores == 1 ? " core" : " cores") +
+        " that train: +" +
+        Number("%.3f", (p.on_machine ? p.on_machine->input_step : p.input_added).milliseconds()) +
+        " ms a step";
+  }
+  return "input pipeline " + Number("%.3f", p.input_pipeline.milliseconds()) +
+         " ms of CPU a step (" + std::to_string(p.batch) + " samples x " +
+         Number("%.3f", per_sample_ms) + " ms), " + where + "\n";
+}
+
+void JsonInputPipeline(const Prediction& p, nlohmann::ordered_json* j) {
+  if (p.input_pipeline.seconds() <= 0) return;
+  (*j)["input_pipeline_seconds"] = p.input_pipeline.seconds();
+  (*j)["input_bound"] = p.input_bound;
+}
+
 // On the measured device: its own op times.
 int PrintMeasured(const PredictOptions& o, const Prediction& p, const Result<PathRecord>& record) {
   const EpochPrediction& e = p.epoch;
@@ -182,6 +215,7 @@ int PrintMeasured(const PredictOptions& o, const Prediction& p, const Result<Pat
     j["eval_step_seconds"] = e.eval_step.seconds();
     j["eval_steps"] = e.eval_steps;
     j["epoch_seconds"] = e.epoch.seconds();
+    JsonInputPipeline(p, &j);
     if (p.page_fault.seconds() > 0) j["page_fault_seconds"] = p.page_fault.seconds();
     j["validation"] = RecordJson(p, record);
     j["ops"] = OpsJson(e.ops);
@@ -201,7 +235,7 @@ int PrintMeasured(const PredictOptions& o, const Prediction& p, const Result<Pat
                 p.gpu ? ", overlapping the kernels" : "",
                 PerStepText(p, ", per-step overhead ").c_str(), e.step_p10.milliseconds(),
                 e.step_p90.milliseconds());
-  std::cout << line << HostLines(p);
+  std::cout << line << HostLines(p) << InputPipelineLine(p);
   std::snprintf(line, sizeof line,
                 "epoch %.2f s = %lld steps x %.3f ms + %lld validation steps x %.3f ms\n",
                 e.epoch.seconds(), static_cast<long long>(e.steps_per_epoch), e.step.milliseconds(),
@@ -248,6 +282,7 @@ int PrintElsewhere(const PredictOptions& o, const Prediction& p, const Result<Pa
     j["allreduce_seconds"] = m.allreduce.seconds();
     j["exposed_allreduce_seconds"] = m.exposed_allreduce.seconds();
     j["input_seconds"] = m.input_step.seconds();
+    JsonInputPipeline(p, &j);
     j["steps_per_epoch"] = e.steps_per_epoch;
     j["eval_step_seconds"] = e.eval_step.seconds();
     j["eval_steps"] = e.eval_steps;
@@ -294,7 +329,8 @@ int PrintElsewhere(const PredictOptions& o, const Prediction& p, const Result<Pa
                 m.fits ? "" : " (DOES NOT FIT)",
                 // Without a capacity (a cpu:FAMILY:N target) no batch is known to fit.
                 m.capacity.value() > 0 ? std::to_string(m.largest_batch).c_str() : "?");
-  std::cout << line << "source: " << m.source << "\n" << RecordLine(p, record);
+  std::cout << line << InputPipelineLine(p) << "source: " << m.source << "\n"
+            << RecordLine(p, record);
   std::vector<std::vector<std::string>> rows = {{"Share", "ms/step", "Count", "Op", "Source"}};
   for (size_t i = 0; i < e.ops.size() && static_cast<int>(i) < o.top; ++i) {
     const OpTiming& t = e.ops[i];
@@ -311,6 +347,9 @@ int Predict(PredictOptions o) {
   if (o.request.threads <= 0)
     return ReportError(Status::InvalidArgument("--threads must be positive"));
   if (o.overhead_us >= 0) o.request.overhead = Seconds::FromMicroseconds(o.overhead_us);
+  Result<Seconds> input = InputPerSample(o.input_ms);
+  if (!input.ok()) return ReportError(input.status());
+  o.request.input_per_sample = *input;
   Result<std::unique_ptr<Predictor>> predictor = Predictor::Open(o.profiles, o.catalog);
   if (!predictor.ok()) return ReportError(predictor.status());
   Result<Prediction> p = (*predictor)->Predict(o.request);
@@ -351,6 +390,7 @@ void RegisterPredictCommand(CLI::App& app, CommandFn* run) {
                 "overrides a calibration's)");
   AddIsaOption(p, &r.isa);
   AddAllocatorOption(p, &r.allocator_keeps);
+  AddInputPipelineOption(p, &o->input_ms);
   p->add_option("--top", o->top, "Ops to list (default 10)");
   p->add_option("--framework", r.framework,
                 "Apply the stored calibration of this framework (pytorch, keras+tensorflow, "

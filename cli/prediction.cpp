@@ -1,5 +1,8 @@
 #include "cli/prediction.h"
 
+#include <algorithm>
+#include <thread>
+
 #include "cli/targets.h"
 #include "engine/model_source.h"
 #include "profiler/gpu/gpu_backend.h"
@@ -189,7 +192,31 @@ Result<Prediction> Predictor::PredictMeasured(const PredictionRequest& r, const 
                           .val_samples = p.val_samples});
   if (!p.epoch.missing.empty())
     return Status::NotFound(MissingMessage(p, r, p.epoch.missing.front(), p.epoch.missing.size()));
+  AddInputPipeline(r.input_per_sample, &p);
   return p;
+}
+
+void Predictor::AddInputPipeline(Seconds per_sample, Prediction* p) {
+  p->input_pipeline = per_sample * static_cast<double>(p->batch);
+  if (p->input_pipeline.value() <= 0) return;
+  const Seconds step = p->epoch.step;
+  if (p->gpu) {
+    // As on a GPU machine (engine/machine.h): the loader runs on the vCPUs beside the one that
+    // dispatches, overlapping the GPU's step; on a 1-vCPU host, after it.
+    const double helpers =
+        std::max(0.0, static_cast<double>(std::thread::hardware_concurrency()) - 1);
+    p->input_bound = helpers < 1 || p->input_pipeline / helpers > step;
+    const Seconds with =
+        helpers < 1 ? step + p->input_pipeline : std::max(step, p->input_pipeline / helpers);
+    p->input_added = with - step;
+  } else {
+    p->input_added = p->input_pipeline / static_cast<double>(std::max(1, p->threads));
+  }
+  p->epoch.step += p->input_added;
+  p->epoch.step_p10 += p->input_added;
+  p->epoch.step_p90 += p->input_added;
+  p->epoch.epoch = p->epoch.step * static_cast<double>(p->epoch.steps_per_epoch) +
+                   p->epoch.eval_step * static_cast<double>(p->epoch.eval_steps);
 }
 
 Result<Prediction> Predictor::PredictElsewhere(const PredictionRequest& r, const Model& model) {
@@ -207,8 +234,10 @@ Result<Prediction> Predictor::PredictElsewhere(const PredictionRequest& r, const
   Prediction p;
   p.gpu = machine->gpus > 0;
   EPOCHCOST_RETURN_IF_ERROR(ResolveSizes(r, model, &p));
-  MachineSettings settings{
-      .samples = p.samples, .val_samples = p.val_samples, .cache = &caches_[r.model]};
+  MachineSettings settings{.samples = p.samples,
+                           .val_samples = p.val_samples,
+                           .input_per_sample = r.input_per_sample,
+                           .cache = &caches_[r.model]};
   if (!r.isa.empty()) {
     Result<VectorIsa> isa = ParseVectorIsa(r.isa);
     if (!isa.ok()) return isa.status().WithContext("--isa");
@@ -235,6 +264,8 @@ Result<Prediction> Predictor::PredictElsewhere(const PredictionRequest& r, const
   p.bandwidth = m->bandwidth;
   p.distinct_ops = p.epoch.ops.size();
   p.path = PathOfSource(m->source);
+  p.input_pipeline = m->input_pipeline;
+  p.input_bound = m->input_bound;
   p.on_machine = std::move(*m);
   return p;
 }
@@ -255,7 +286,7 @@ validation::PredictionTerms TermsOf(const Prediction& p) {
   for (const OpTiming& o : p.epoch.eval_ops) t.eval.push_back(cost(o));
   t.steps = static_cast<double>(p.epoch.steps_per_epoch);
   t.eval_steps = static_cast<double>(p.epoch.eval_steps);
-  if (p.on_machine) t.extra_per_step = p.epoch.step - p.on_machine->compute_step;
+  t.extra_per_step = p.on_machine ? p.epoch.step - p.on_machine->compute_step : p.input_added;
   t.overlaps = p.gpu;
   t.threaded = !p.gpu && (p.on_machine ? p.on_machine->threads > 1 : p.threads > 1);
   t.overhead = p.overhead;

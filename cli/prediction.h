@@ -35,6 +35,8 @@ struct PredictionRequest {
   // thresholds raised): a calibration's memory passes, which stand for the faults of memory
   // returned to the operating system, do not apply.
   bool allocator_keeps = false;
+  // The input pipeline's CPU time per training sample on one vCPU (MachineSettings).
+  Seconds input_per_sample;
 };
 
 struct Prediction {
@@ -58,6 +60,11 @@ struct Prediction {
   bool allocator_keeps = false;  // the request's: a calibration's memory passes left out
   BytesPerSecond bandwidth;      // CPU: the memory bandwidth of the cores used (0: unknown)
   Seconds page_fault;            // measured CPU: to fault in 4 KiB of fresh memory (0: unknown)
+  // The input pipeline (PredictionRequest::input_per_sample): its CPU time per step, what it adds
+  // to the step, and whether the step waits for it (a GPU's host). On a machine, as
+  // MachinePrediction has them.
+  Seconds input_pipeline, input_added;
+  bool input_bound = false;
   std::optional<profiler::StoredCalibration> calibration;
   std::string calibration_not_applied;  // why --framework's shipped calibration was not, or ""
   // Without --framework: the calibrations (stored or shipped) of this device kind that would
@@ -89,6 +96,8 @@ class Predictor {
   // r.framework for this kind of device (recorded in p), else none (the measured dispatch).
   Status ApplyCalibration(const PredictionRequest& r, const std::string& kind, Prediction* p,
                           MachineSettings* settings);
+  // Adds the input pipeline's CPU time (per_sample x the batch) to a measured device's step.
+  static void AddInputPipeline(Seconds per_sample, Prediction* p);
   // The model's name, batch, samples and lowering for p->gpu's device kind.
   Status ResolveSizes(const PredictionRequest& r, const Model& model, Prediction* p);
 

@@ -24,7 +24,7 @@ struct RecommendOptions {
   // NaN: not given (CLI11 refuses NaN on the command line).
   static constexpr double kUnset = std::numeric_limits<double>::quiet_NaN();
   double epochs = 1, max_hours = kUnset, max_usd = kUnset, checkpoint_minutes = kUnset,
-         overhead_us = kUnset;
+         overhead_us = kUnset, input_ms = 0;
   int top = 20;
   bool json = false, csv = false, pareto = false;
 };
@@ -84,6 +84,9 @@ int Recommend(const RecommendOptions& o) {
   if (!std::isnan(o.checkpoint_minutes))
     req.checkpoint_interval = Seconds::FromSeconds(o.checkpoint_minutes * 60);
   if (!std::isnan(o.overhead_us)) req.per_op_overhead = Seconds::FromMicroseconds(o.overhead_us);
+  Result<Seconds> input = InputPerSample(o.input_ms);
+  if (!input.ok()) return ReportError(input.status());
+  req.input_per_sample = *input;
   Result<VectorIsa> isa = ParseVectorIsa(o.isa);
   if (!isa.ok()) return ReportError(isa.status().WithContext("--isa"));
   req.isa = *isa;
@@ -161,6 +164,7 @@ void RegisterRecommendCommand(CLI::App& app, CommandFn* run) {
                 "never interrupted, marked ?; the default), exclude, or a monthly band to assume "
                 "(<5%, 5-10%, 10-15%, 15-20%, >20%; marked ~)");
   p->add_option("--overhead-us", o->overhead_us, "Framework overhead per op call (microseconds)");
+  AddInputPipelineOption(p, &o->input_ms);
   AddIsaOption(p, &o->isa);
   p->add_option("--top", o->top, "Offers to show (default 20; 0: all)");
   p->add_option("--plot", o->plot, "Write an SVG of s/epoch vs $/epoch with the Pareto front");

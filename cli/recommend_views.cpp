@@ -62,7 +62,7 @@ std::string RecommendTable(const pricing::Recommendation& r, int top, double epo
                     Number("%.4f", o.offer.price.value()), Number("%.1f", o.epoch.seconds()),
                     Number("%.4g", o.usd_per_epoch.value()), Number("%.3g", o.total_time.hours()),
                     Number("%.4g", o.total_usd.value()), Preemption(o), o.pareto ? "*" : "",
-                    o.source});
+                    (o.input_bound ? "input-bound; " : "") + o.source});
   }
   std::string out = RenderTable(rows, {true, false, false, false, false, true, true, true, true,
                                        true, true, true, false, false});
@@ -80,6 +80,13 @@ std::string RecommendTable(const pricing::Recommendation& r, int top, double epo
                                      [](const auto& o) { return o.interruptions_assumed; });
   const std::string add_some =
       "add some: epochcost catalog import FILE --format aws-spot-advisor or interruptions";
+  if (const auto bound = std::count_if(r.ranked.begin(), r.ranked.end(),
+                                       [](const auto& o) { return o.input_bound; });
+      bound > 0)
+    out += "input-bound: " + std::to_string(bound) +
+           " GPU offers whose GPUs wait for the input pipeline (--input-ms-per-sample) on the "
+           "vCPUs beside the dispatching one; more vCPUs per GPU, or less CPU per sample, would "
+           "speed them up.\n";
   if (unknown > 0)
     out += "? = " + std::to_string(unknown) +
            " spot or preemptible offers without interruption data, ranked as if never interrupted "
@@ -199,6 +206,7 @@ std::string RecommendJson(const pricing::Recommendation& r, int top,
                  {"interruptions_known", o.interruptions_known},
                  {"interruptions_assumed", o.interruptions_assumed},
                  {"pareto", o.pareto},
+                 {"input_bound", o.input_bound},
                  {"source", o.source},
                  {"calibration", CalibrationJson(market.CalibrationFor(o.gpus > 0))},
                  {"validation", RecordJson(path, RecordOf(path, records))}});

@@ -192,6 +192,7 @@ Result<MachinePrediction> PredictOnMachine(const Model& model, LoweringOptions o
   p.eval_steps =
       settings.val_samples > 0 ? (settings.val_samples + global_batch - 1) / global_batch : 0;
   out.compute_step = p.step;
+  out.input_pipeline = settings.input_per_sample * static_cast<double>(global_batch);
 
   if (gpu) {
     // Gradients in the step's storage precision (fp32 under autocast); NVLink where the GPU has
@@ -211,18 +212,27 @@ Result<MachinePrediction> PredictOnMachine(const Model& model, LoweringOptions o
     const Bytes input = step.input;
     const BytesPerSecond host_bw =
         refs.cpu ? refs.cpu->per_core_bandwidth : BytesPerSecond::FromGBps(10);
-    const Seconds prepare = input * static_cast<double>(n) / host_bw;
+    const Seconds prepare = input * static_cast<double>(n) / host_bw + out.input_pipeline;
     const double helpers = std::max(0.0, machine.vcpus - 1);
     const Seconds copy = machine.gpu->pcie.value() > 0 ? input / machine.gpu->pcie : Seconds();
-    Seconds step = p.step + out.exposed_allreduce;
+    const Seconds device_step = p.step + out.exposed_allreduce;
+    Seconds step = device_step;
     if (helpers < 1)
       step += prepare;
     else
       step = std::max(step, prepare / helpers);
+    out.input_bound =
+        out.input_pipeline.value() > 0 && (helpers < 1 || prepare / helpers > device_step);
     out.input_step = prepare + copy;
     p.step = step + copy;
     p.step_p10 += p.step - out.compute_step;  // the times here are scaled: one figure per op
     p.step_p90 += p.step - out.compute_step;
+  } else if (out.input_pipeline.value() > 0) {
+    // The loader's workers run on the cores that train: its CPU time, over the effective cores.
+    out.input_step = out.input_pipeline / std::max(1.0, out.threads);
+    p.step += out.input_step;
+    p.step_p10 += out.input_step;
+    p.step_p90 += out.input_step;
   }
   p.epoch = p.step * static_cast<double>(p.steps_per_epoch) +
             p.eval_step * static_cast<double>(p.eval_steps);

@@ -6,7 +6,10 @@
 // - GPUs: data parallel over n GPUs, each running batch/n, with a ring all-reduce of the
 //   gradients over NVLink (or PCIe) that overlaps the backward pass; the host queues every op
 //   (per-op overhead, overlapping the kernels) and prepares the input batch on its vCPUs (on one
-//   vCPU, after the dispatch, not beside it), then copies it to the GPUs over PCIe;
+//   vCPU, after the dispatch, not beside it), then copies it to the GPUs over PCIe; a stated
+//   input pipeline (CPU time per sample) adds to the preparation;
+// - CPUs: a stated input pipeline shares the cores with the step: its CPU time per step, spread
+//   over the effective cores, adds to the step;
 // - memory per device, with the reason when the model does not fit and the largest batch that
 //   does.
 // docs/cross-device.md gives the formulas and the priors.
@@ -131,6 +134,9 @@ struct MachineSettings {
   double kernel_scale = 1;    // a calibration's multiplier on op times
   Seconds per_step_overhead;  // a calibration's fixed cost per training step
   double memory_passes = 0;   // a calibration's passes over an op's traffic
+  // The input pipeline's CPU time per training sample on one vCPU (decoding, augmentation: what
+  // a data loader's workers do), as the user measured it; not scaled between CPUs. 0: none.
+  Seconds input_per_sample;
   // A CPU target's framework build: code compiled for an older vector set than the CPU has runs
   // at that set's peak (CpuSpec::Fp32FlopPerCycle); memory-bound ops are unchanged.
   VectorIsa isa = VectorIsa::kNative;
@@ -173,7 +179,12 @@ struct MachinePrediction {
   BytesPerSecond bandwidth;  // CPU: the memory bandwidth of the cores used (memory passes' rate)
   Seconds allreduce;         // gradient all-reduce, and what the backward pass does not hide
   Seconds exposed_allreduce;
-  Seconds input_step;     // host input preparation and host-to-device copy per step
+  Seconds input_step;  // host input preparation and host-to-device copy per step
+  // The input pipeline's CPU time per step (global batch x MachineSettings::input_per_sample),
+  // part of input_step; GPUs: whether, with a pipeline given, the step waits for the host (the
+  // input takes longer on the vCPUs beside the dispatching one than the GPUs' step).
+  Seconds input_pipeline;
+  bool input_bound = false;
   TrainingMemory memory;  // per device
   Bytes capacity;         // per device (0: unknown)
   bool fits = true;

@@ -82,6 +82,7 @@ Result<Recommendation> Recommend(
     MachineSettings s{.samples = r.samples,
                       .val_samples = r.val_samples,
                       .per_op_overhead = r.per_op_overhead,
+                      .input_per_sample = r.input_per_sample,
                       .isa = r.isa,
                       .cache = &lowerings,
                       .op_rows = false};
@@ -146,6 +147,7 @@ Result<Recommendation> Recommend(
     ro.epoch = p.epoch.epoch;
     ro.baseline_epoch = e.baseline_epoch;
     ro.source = p.source;
+    ro.input_bound = p.input_bound;
     double rate = 0;
     if (offer.kind != catalog::PriceKind::kOnDemand) {
       Result<std::optional<catalog::Interruption>> i = interruptions(offer);

@@ -41,7 +41,8 @@ struct RecommendRequest {
   std::optional<Seconds> checkpoint_interval;
   std::string as_of;                       // billing rules in force then (empty: today's)
   std::optional<Seconds> per_op_overhead;  // on every machine
-  VectorIsa isa = VectorIsa::kNative;      // CPU offers: the framework build's vector set
+  Seconds input_per_sample;            // the input pipeline's CPU time per sample (MachineSettings)
+  VectorIsa isa = VectorIsa::kNative;  // CPU offers: the framework build's vector set
   Corrections corrections;    // a framework's calibration (its overhead yields to per_op_overhead)
   bool every_region = false;  // false: one offer per machine and price kind (pricing/regions.h)
   UnknownInterruptions unknown_interruptions;
@@ -66,7 +67,8 @@ struct RankedOffer {
   Seconds baseline_epoch;  // --batch auto: the epoch at the requested batch, for comparison
   std::string source;
   bool pareto = false;
-  int other_regions = 0;  // other regions offering this machine and kind, folded into this row
+  bool input_bound = false;  // its GPUs wait for the input pipeline (MachinePrediction)
+  int other_regions = 0;     // other regions offering this machine and kind, folded into this row
 };
 
 struct DroppedOffer {

@@ -523,7 +523,8 @@ TEST_F(CatalogTest, GpuModelsNameRowsOfTheHardwareTable) {
 
 TEST_F(CatalogTest, InstanceRowsCorrectThePriceFilesHardware) {
   // SkyPilot's Azure catalog (v6) gives ND96isr_H100_v5 12 GPUs (Azure's size has 8) and the NC
-  // A10 v4 and NCC H100 v5 sizes no GPU; data/catalog/instances.csv, seeded after it, corrects them.
+  // A10 v4 and NCC H100 v5 sizes no GPU; data/catalog/instances.csv, seeded after it, corrects
+  // them.
   const InstanceType nd = **store_->FindInstance("azure", "Standard_ND96isr_H100_v5");
   EXPECT_EQ(nd.gpu, "H100");
   EXPECT_EQ(nd.gpu_count, 8);

@@ -634,6 +634,47 @@ TEST(MachineTest, ACalibrationsPerOpOverheadFollowsTheCores) {
   EXPECT_DOUBLE_EQ(eight->per_op_overhead.seconds(), 9e-6);
 }
 
+// An input pipeline of 1 ms of CPU a sample, batch 128: 128 ms of CPU a step. On a V100 with 4
+// vCPUs it runs on the 3 beside the dispatching one, overlapping the GPU's far shorter step, so
+// the step is (128 ms + the batch's 401,408 bytes at 10 GB/s) / 3 + the PCIe copy: host-bound.
+// On 8 Genoa vCPUs (4 cores + 4 x 0.25 of a hyperthread = 5 effective cores) it shares the
+// cores: +128 / 5 = 25.6 ms a step.
+TEST(MachineTest, InputPipelineOverlapsOnAGpuHostAndSharesACpusCores) {
+  Result<Model> model = LoadZooModel("mnist_mlp");
+  ASSERT_TRUE(model.ok());
+  const LoweringOptions o{.batch = 128, .rnn = RnnLowering::kFused};
+  Machine gpu;
+  gpu.name = "gpu:V100";
+  gpu.gpu = *FindGpu("V100");
+  gpu.gpus = 1;
+  gpu.vcpus = 4;
+  MachineSettings s{.samples = 60000};
+  Result<MachinePrediction> plain = PredictOnMachine(*model, o, gpu, {}, s);
+  s.input_per_sample = Seconds::FromMilliseconds(1);
+  Result<MachinePrediction> fed = PredictOnMachine(*model, o, gpu, {}, s);
+  ASSERT_TRUE(plain.ok() && fed.ok());
+  EXPECT_FALSE(plain->input_bound);
+  EXPECT_TRUE(fed->input_bound);
+  EXPECT_DOUBLE_EQ(fed->input_pipeline.seconds(), 0.128);
+  const double bytes_prep = 128 * 784 * 4 / 10e9;
+  const double copy = plain->input_step.seconds() - bytes_prep;
+  EXPECT_NEAR(fed->epoch.step.seconds(), (0.128 + bytes_prep) / 3 + copy, 1e-12);
+  EXPECT_NEAR(
+      fed->epoch.epoch.seconds(),
+      fed->epoch.step.seconds() * 469 + fed->epoch.eval_step.seconds() * fed->epoch.eval_steps,
+      1e-9);
+
+  const Machine cpu = CpuMachine("cpu:genoa", "EPYC Genoa (9004)", 8);
+  s.input_per_sample = Seconds();
+  Result<MachinePrediction> cpu_plain = PredictOnMachine(*model, o, cpu, {}, s);
+  s.input_per_sample = Seconds::FromMilliseconds(1);
+  Result<MachinePrediction> cpu_fed = PredictOnMachine(*model, o, cpu, {}, s);
+  ASSERT_TRUE(cpu_plain.ok() && cpu_fed.ok());
+  EXPECT_DOUBLE_EQ(cpu_fed->threads, 5);
+  EXPECT_NEAR(cpu_fed->epoch.step.seconds() - cpu_plain->epoch.step.seconds(), 0.0256, 1e-12);
+  EXPECT_FALSE(cpu_fed->input_bound);
+}
+
 TEST(MemoryTest, OptimizerStateAndLargestBatch) {
   Result<Model> model = LoadZooModel("mnist_mlp");  // 669,706 parameters
   LoweringOptions o{.batch = 128, .optimizer = Optimizer::kAdam};
