@@ -4,7 +4,6 @@
 #include <algorithm>
 #include <iostream>
 #include <nlohmann/json.hpp>
-#include <thread>
 
 #include "cli/commands.h"
 #include "cli/format.h"
@@ -170,7 +169,7 @@ std::string InputPipelineLine(const Prediction& p) {
   const double per_sample_ms = p.input_pipeline.milliseconds() / static_cast<double>(p.batch);
   std::string where;
   if (p.gpu) {
-    const double vcpus = p.machine ? p.machine->vcpus : std::thread::hardware_concurrency();
+    const double vcpus = p.machine ? p.machine->vcpus : p.host_vcpus;
     where =
         "on the " + Number("%g", std::max(0.0, vcpus - 1)) + " vCPUs beside the dispatching one: " +
         (p.input_bound ? "the step waits for it (input-bound)" : "hidden behind the GPUs' step");

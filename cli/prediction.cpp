@@ -192,19 +192,27 @@ Result<Prediction> Predictor::PredictMeasured(const PredictionRequest& r, const 
                           .val_samples = p.val_samples});
   if (!p.epoch.missing.empty())
     return Status::NotFound(MissingMessage(p, r, p.epoch.missing.front(), p.epoch.missing.size()));
-  AddInputPipeline(r.input_per_sample, &p);
+  // A GPU's host is this machine's CPU for local-gpu; a profile does not record another's.
+  const double host_vcpus =
+      r.on == "local-gpu" ? static_cast<double>(std::thread::hardware_concurrency()) : 0;
+  EPOCHCOST_RETURN_IF_ERROR(AddInputPipeline(r.input_per_sample, host_vcpus, &p));
   return p;
 }
 
-void Predictor::AddInputPipeline(Seconds per_sample, Prediction* p) {
+Status Predictor::AddInputPipeline(Seconds per_sample, double host_vcpus, Prediction* p) {
   p->input_pipeline = per_sample * static_cast<double>(p->batch);
-  if (p->input_pipeline.value() <= 0) return;
+  if (p->input_pipeline.value() <= 0) return Status::Ok();
   const Seconds step = p->epoch.step;
   if (p->gpu) {
+    if (host_vcpus <= 0)
+      return Status::InvalidArgument(
+          "--input-ms-per-sample: the profile of " + p->device +
+          " does not record its host's vCPUs; predict on local-gpu, a gpu:NAME target or a "
+          "catalog instance");
     // As on a GPU machine (engine/machine.h): the loader runs on the vCPUs beside the one that
     // dispatches, overlapping the GPU's step; on a 1-vCPU host, after it.
-    const double helpers =
-        std::max(0.0, static_cast<double>(std::thread::hardware_concurrency()) - 1);
+    p->host_vcpus = host_vcpus;
+    const double helpers = std::max(0.0, host_vcpus - 1);
     p->input_bound = helpers < 1 || p->input_pipeline / helpers > step;
     const Seconds with =
         helpers < 1 ? step + p->input_pipeline : std::max(step, p->input_pipeline / helpers);
@@ -217,6 +225,7 @@ void Predictor::AddInputPipeline(Seconds per_sample, Prediction* p) {
   p->epoch.step_p90 += p->input_added;
   p->epoch.epoch = p->epoch.step * static_cast<double>(p->epoch.steps_per_epoch) +
                    p->epoch.eval_step * static_cast<double>(p->epoch.eval_steps);
+  return Status::Ok();
 }
 
 Result<Prediction> Predictor::PredictElsewhere(const PredictionRequest& r, const Model& model) {

@@ -65,6 +65,7 @@ struct Prediction {
   // MachinePrediction has them.
   Seconds input_pipeline, input_added;
   bool input_bound = false;
+  double host_vcpus = 0;  // a measured GPU's host (local-gpu: this machine's), where it counts
   std::optional<profiler::StoredCalibration> calibration;
   std::string calibration_not_applied;  // why --framework's shipped calibration was not, or ""
   // Without --framework: the calibrations (stored or shipped) of this device kind that would
@@ -96,8 +97,9 @@ class Predictor {
   // r.framework for this kind of device (recorded in p), else none (the measured dispatch).
   Status ApplyCalibration(const PredictionRequest& r, const std::string& kind, Prediction* p,
                           MachineSettings* settings);
-  // Adds the input pipeline's CPU time (per_sample x the batch) to a measured device's step.
-  static void AddInputPipeline(Seconds per_sample, Prediction* p);
+  // Adds the input pipeline's CPU time (per_sample x the batch) to a measured device's step; a
+  // GPU's needs its host's vCPUs (0: unknown, an error).
+  static Status AddInputPipeline(Seconds per_sample, double host_vcpus, Prediction* p);
   // The model's name, batch, samples and lowering for p->gpu's device kind.
   Status ResolveSizes(const PredictionRequest& r, const Model& model, Prediction* p);
 
