@@ -217,8 +217,8 @@ std::string RecommendJson(const pricing::Recommendation& r, int top,
 std::string RecommendCsv(const pricing::Recommendation& r, int top) {
   std::ostringstream out;
   out << "rank,instance,provider,region,kind,accelerators,batch,usd_per_hour,epoch_seconds,"
-         "usd_per_epoch,total_hours,total_usd,preemption_overhead,pareto,source,other_regions,"
-         "interruptions_per_hour,interruptions\n";
+         "usd_per_epoch,total_hours,total_usd,preemption_overhead,pareto,input_bound,source,"
+         "other_regions,interruptions_per_hour,interruptions\n";
   auto q = [](const std::string& s) {
     std::string e = "\"";
     for (char c : s) e += c == '"' ? std::string("\"\"") : std::string(1, c);
@@ -232,7 +232,7 @@ std::string RecommendCsv(const pricing::Recommendation& r, int top) {
         << Number("%.6g", o.usd_per_epoch.value()) << "," << Number("%.6g", o.total_time.hours())
         << "," << Number("%.6g", o.total_usd.value()) << ","
         << Number("%.4g", o.preemption.overhead) << "," << (o.pareto ? "true" : "false") << ","
-        << q(o.source) << "," << o.other_regions << ","
+        << (o.input_bound ? "true" : "false") << "," << q(o.source) << "," << o.other_regions << ","
         << Number("%.6g", o.preemption.rate_per_hour) << "," << Interruptions(o) << "\n";
   }
   return out.str();
