@@ -209,14 +209,9 @@ Status Predictor::AddInputPipeline(Seconds per_sample, double host_vcpus, Predic
           "--input-ms-per-sample: the profile of " + p->device +
           " does not record its host's vCPUs; predict on local-gpu, a gpu:NAME target or a "
           "catalog instance");
-    // As on a GPU machine (engine/machine.h): the loader runs on the vCPUs beside the one that
-    // dispatches, overlapping the GPU's step; on a 1-vCPU host, after it.
+    // As on a GPU machine (engine/machine.h).
     p->host_vcpus = host_vcpus;
-    const double helpers = std::max(0.0, host_vcpus - 1);
-    p->input_bound = helpers < 1 || p->input_pipeline / helpers > step;
-    const Seconds with =
-        helpers < 1 ? step + p->input_pipeline : std::max(step, p->input_pipeline / helpers);
-    p->input_added = with - step;
+    p->input_added = StepWithHostInput(step, p->input_pipeline, host_vcpus, &p->input_bound) - step;
   } else {
     p->input_added = p->input_pipeline / static_cast<double>(std::max(1, p->threads));
   }

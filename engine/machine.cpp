@@ -53,6 +53,12 @@ Result<const LoweredStep*> LoweringCache::Get(const Model& model, const Lowering
 // Fitted to Woolf's runs on up to 64 hyperthreaded vCPUs: 32 cores x 1.25 effective.
 Usl UslPrior() { return {.alpha = 0.127, .beta = 0.00205, .how = "prior", .max_n = 40}; }
 
+Seconds StepWithHostInput(Seconds device_step, Seconds prepare, double vcpus, bool* waits) {
+  const double helpers = std::max(0.0, vcpus - 1);
+  *waits = helpers < 1 || prepare / helpers > device_step;
+  return helpers < 1 ? device_step + prepare : std::max(device_step, prepare / helpers);
+}
+
 std::array<Usl, 4> FitUslPerClass(const std::vector<MeasuredOp>& one_thread,
                                   const std::map<int, std::vector<MeasuredOp>>& at_threads) {
   // Medians, not means: the fit is of the kernels' scaling, which carries to other machines; the
@@ -213,16 +219,11 @@ Result<MachinePrediction> PredictOnMachine(const Model& model, LoweringOptions o
     const BytesPerSecond host_bw =
         refs.cpu ? refs.cpu->per_core_bandwidth : BytesPerSecond::FromGBps(10);
     const Seconds prepare = input * static_cast<double>(n) / host_bw + out.input_pipeline;
-    const double helpers = std::max(0.0, machine.vcpus - 1);
     const Seconds copy = machine.gpu->pcie.value() > 0 ? input / machine.gpu->pcie : Seconds();
-    const Seconds device_step = p.step + out.exposed_allreduce;
-    Seconds step = device_step;
-    if (helpers < 1)
-      step += prepare;
-    else
-      step = std::max(step, prepare / helpers);
-    out.input_bound =
-        out.input_pipeline.value() > 0 && (helpers < 1 || prepare / helpers > device_step);
+    bool waits = false;
+    const Seconds step =
+        StepWithHostInput(p.step + out.exposed_allreduce, prepare, machine.vcpus, &waits);
+    out.input_bound = out.input_pipeline.value() > 0 && waits;
     out.input_step = prepare + copy;
     p.step = step + copy;
     p.step_p10 += p.step - out.compute_step;  // the times here are scaled: one figure per op

@@ -167,6 +167,12 @@ inline constexpr Seconds kAllReduceHopLatency = Seconds::FromMicroseconds(10);
 // USL prior for op classes a reference could not fit (docs/cross-device.md).
 Usl UslPrior();
 
+// A GPU step with the host's input work per step (`prepare`: preparing the batch, a stated input
+// pipeline) on a host of `vcpus`: beside the device's `device_step` on the vCPUs other than the
+// dispatching one, the longer of the two, or after it on a 1-vCPU host. `waits`: the host's side
+// is the longer.
+Seconds StepWithHostInput(Seconds device_step, Seconds prepare, double vcpus, bool* waits);
+
 struct MachinePrediction {
   EpochPrediction epoch;     // step = per-device compute + exposed all-reduce + host effects
   int64_t device_batch = 0;  // the batch each GPU (or the CPU) runs
