@@ -368,6 +368,9 @@ def main():
                          "--precision (fp16 with a gradient scaler, or bf16); not what "
                          "epochcost's profiler measures")
     ap.add_argument("--run-log", help="append the run to this run-log CSV (docs/run-logs.md)")
+    ap.add_argument("--host-ops",
+                    help="after the timed steps, append the host's time per phase and per "
+                    "top-level PyTorch op to this JSON-lines file (tools/reference/host_ops.py)")
     ap.add_argument("--epoch-from", choices=["median", "mean"], default="median",
                     help="the step statistic --run-log multiplies by the steps of an epoch: "
                     "median (default, issue 3's reference) or mean (what an epoch takes: at 2 "
@@ -446,20 +449,27 @@ def main():
         scaler = (torch.amp.GradScaler("cuda") if hasattr(torch.amp, "GradScaler")
                   else torch.cuda.amp.GradScaler())
 
-    def step():
+    def step(mark=lambda phase: None):
+        # mark(PHASE) as each phase starts, mark(None) at the end (--host-ops times them).
+        mark("zero_grad")
         opt.zero_grad()
+        mark("forward")
         if amp_dtype is not None:
             with torch.autocast(device_type=dev.type, dtype=amp_dtype):
                 total = forward()
         else:
             total = forward()
+        mark("backward")
         if scaler:
             scaler.scale(total).backward()
+            mark("optimizer")
             scaler.step(opt)
             scaler.update()
         else:
             total.backward()
+            mark("optimizer")
             opt.step()
+        mark(None)
 
     def forward():
         values = net(inputs)
@@ -526,6 +536,14 @@ def main():
           (doc["name"], where.replace(" ", "_"), a.precision, batch, opt_name, q(0.5) * 1e3,
            q(0.1) * 1e3, q(0.9) * 1e3, sum(times) / len(times) * 1e3, a.host_ms,
            torch.__version__, recipe(a), a.lr), flush=True)
+    if a.host_ops:
+        import host_ops
+        host_ops.measure(step, sync, a.steps, 5,
+                         {"model": doc["name"], "device": dev.type, "device_name": where,
+                          "precision": a.precision, "amp": a.amp, "batch": batch,
+                          "optimizer": opt_name, "torch": torch.__version__,
+                          "host_cpu": cpu_model(), "step_ms": round(q(0.5) * 1e3, 4),
+                          "params": sum(1 for _ in net.parameters())}, a.host_ops)
     # After the step line, so that a run-log error does not lose the measurement.
     if a.run_log:
         write_run_log(a, doc, dev, batch, opt_name, q(0.5), q(0.1), q(0.9),
