@@ -31,7 +31,8 @@ ReferenceDevice Reference(const profiler::Fingerprint& d,
     if (m.threads != threads) continue;
     Result<OpSignature> sig = OpSignature::Parse(m.signature);
     if (!sig.ok()) continue;
-    r.ops.push_back({*sig, m.measurement.median});
+    r.ops.push_back(
+        {.signature = *sig, .median = m.measurement.median, .host = m.measurement.host});
     r.date = std::max(r.date, m.measured_at);
   }
   return r;

@@ -100,12 +100,14 @@ Result<MachinePrediction> PredictOnMachine(const Model& model, LoweringOptions o
   TargetDevice target;
   std::shared_ptr<const ReferenceEfficiencies> reference;
   Seconds overhead;
+  Seconds launch;  // a GPU reference's plain launch (EpochOptions::launch)
   if (gpu) {
     target.roofline = GpuRoofline(*machine.gpu);
     if (const GpuReference* g = refs.GpuFor(*machine.gpu)) {
       reference = g->reference;
       target.roofline.latency = reference->device().roofline.latency;
       overhead = g->dispatch;
+      launch = g->dispatch;
     } else {
       target.roofline.latency = DefaultLatency(DeviceKind::kGpu);
       overhead = DefaultLatency(DeviceKind::kGpu);
@@ -189,6 +191,7 @@ Result<MachinePrediction> PredictOnMachine(const Model& model, LoweringOptions o
                   .per_step_overhead = settings.per_step_overhead,
                   .per_gb_moved = PerGbMoved(settings.memory_passes, out.bandwidth),
                   .dispatch_overlaps = gpu,
+                  .launch = launch,
                   .samples = settings.samples,
                   .val_samples = settings.val_samples,
                   .op_rows = settings.op_rows};

@@ -121,18 +121,25 @@ double Efficiency(const Roofline& r, const OpSignature& sig, Seconds t) {
 ReferenceDevice PoolReferences(const std::vector<ReferenceDevice>& devices) {
   if (devices.empty()) return {};
   ReferenceDevice pool = devices.front();
-  std::set<std::string> have;
-  for (const MeasuredOp& m : pool.ops) have.insert(m.signature.ToString());
+  std::map<std::string, size_t> have;  // signature -> its op in the pool
+  for (size_t i = 0; i < pool.ops.size(); ++i) have.emplace(pool.ops[i].signature.ToString(), i);
   for (size_t d = 1; d < devices.size(); ++d) {
     const ReferenceDevice& other = devices[d];
     for (const MeasuredOp& m : other.ops) {
-      if (!have.insert(m.signature.ToString()).second) continue;
+      const auto [it, added] = have.emplace(m.signature.ToString(), pool.ops.size());
+      if (!added) {
+        // A call the pool has without a host time takes another GPU's: the host time is the
+        // host's and the libraries', as the profile store lends it (ProfileStore::Find).
+        MeasuredOp& own = pool.ops[it->second];
+        if (own.host.seconds() <= 0) own.host = m.host;
+        continue;
+      }
       const double e = Efficiency(other.roofline, m.signature, m.median);
       pool.ops.push_back(
           {m.signature,
            pool.roofline.latency + CarriedWork(other.roofline, pool.roofline, m.signature,
                                                m.signature.flops(), m.signature.bytes(), e),
-           other.name + " (" + other.date + ")"});
+           other.name + " (" + other.date + ")", m.host});
     }
   }
   return pool;
@@ -313,6 +320,7 @@ ReferenceEfficiencies::Lent ReferenceEfficiencies::For(const OpSignature& sig,
     lent.flops = sig.flops();
     lent.bytes = sig.bytes();
     lent.source += ", as in " + std::string(DTypeName(*stand_in));
+    lent.host = Seconds();  // another call's
     return lent;
   }
   Lent lent{.flops = sig.flops(), .bytes = sig.bytes()};
@@ -324,6 +332,7 @@ ReferenceEfficiencies::Lent ReferenceEfficiencies::For(const OpSignature& sig,
     lent.efficiency = index_[it->second].efficiency;
     lent.how = "measured";
     lender = it->second;
+    lent.host = ref_.ops[it->second].host;
   } else if (double e = rnn ? 0 : Interpolated(sig); e > 0) {
     lent.efficiency = e;
     lent.how = "interpolated";
@@ -436,7 +445,10 @@ std::optional<OpTime> ScaledTimes::Find(const OpSignature& sig, int threads) con
     work = work * (target_.cores / usl.Speedup(target_.cores));
   }
   const Seconds t = on.latency + work;
-  return OpTime{t, t, t, t, lent.source};
+  // A GPU call's host time is its host's and its libraries', carried as measured (none on a CPU,
+  // whose dispatch is in the per-op overhead).
+  const Seconds host = target_.roofline.kind == DeviceKind::kGpu ? lent.host : Seconds();
+  return OpTime{t, t, t, t, lent.source, host};
 }
 
 }  // namespace epochcost

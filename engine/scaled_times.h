@@ -36,6 +36,9 @@ struct MeasuredOp {
   // "NAME (DATE)" of the device that measured it, where that is not the reference itself (an op
   // pooled from another measured device, PoolReferences); empty otherwise.
   std::string origin;
+  // A GPU call's host seconds (its library's API and launches, OpTime::host); 0: not measured.
+  // The host's and the libraries', not the GPU's: a scaled GPU call carries it (ScaledTimes).
+  Seconds host;
 };
 
 // A measured device: its roofline at the thread count its times were taken with (one thread on a
@@ -84,6 +87,9 @@ class ReferenceEfficiencies {
     std::string source;  // "scaled from NAME (DATE)[, HOW op's efficiency]", "analytic (...)"
     Flops flops;
     Bytes bytes;
+    // The host seconds of the reference's call of this very signature (MeasuredOp::host); 0
+    // where it lends another op's efficiency.
+    Seconds host;
   };
   Lent For(const OpSignature& sig, DeviceKind kind) const;
   // For(), remembered: it depends on the signature and the target's kind only, and `recommend`

@@ -222,6 +222,44 @@ TEST(ScaledTimesTest, PooledReferencesCarryEachOpsEfficiency) {
             "scaled from B GPU (2026-02-03), nearest op's efficiency");
 }
 
+// A GPU call's measured host time (its library's API and launches) is the host's, not the GPU's:
+// a call scaled to another GPU carries the very signature's host time; a call lent another op's
+// efficiency carries none, and neither does a CPU target. In a pool, an op the lead GPU measured
+// without a host time takes another GPU's.
+TEST(ScaledTimesTest, AScaledGpuCallCarriesItsMeasuredHostTime) {
+  const Roofline a = Device(10, 100, 2), b = Device(20, 400, 5);
+  const char* add = "binary dt=f32 alg=add n=1000000";
+  const char* relu = "eltwise_fwd dt=f32 alg=relu n=1000000";
+  const ReferenceDevice first{"A GPU",
+                              "2026-01-02",
+                              a,
+                              {{.signature = Sig(add), .median = Seconds::FromMicroseconds(200)}}};
+  const ReferenceDevice second{"B GPU",
+                               "2026-02-03",
+                               b,
+                               {{.signature = Sig(add),
+                                 .median = Seconds::FromMicroseconds(50),
+                                 .host = Seconds::FromMicroseconds(7)},
+                                {.signature = Sig(relu),
+                                 .median = Seconds::FromMicroseconds(45),
+                                 .host = Seconds::FromMicroseconds(9)}}};
+  const ReferenceDevice pool = PoolReferences({first, second});
+  ASSERT_EQ(pool.ops.size(), 2u);
+  EXPECT_NEAR(pool.ops[0].median.seconds(), 200e-6, 1e-15);  // A's time, B's host time
+  EXPECT_NEAR(pool.ops[0].host.seconds(), 7e-6, 1e-15);
+  EXPECT_NEAR(pool.ops[1].host.seconds(), 9e-6, 1e-15);
+  auto lent = std::make_shared<const ReferenceEfficiencies>(pool);
+  const ScaledTimes gpu(lent, TargetDevice{Device(5, 50, 0), 1, {}});
+  EXPECT_NEAR(gpu.Find(Sig(relu), 1)->host.seconds(), 9e-6, 1e-15);
+  EXPECT_NEAR(gpu.Find(Sig(add), 1)->host.seconds(), 7e-6, 1e-15);
+  // Another size lends the ReLU's efficiency, not its host time.
+  EXPECT_EQ(gpu.Find(Sig("eltwise_fwd dt=f32 alg=relu n=3000000"), 1)->host.seconds(), 0);
+  Roofline cpu = Device(5, 50, 0);
+  cpu.kind = DeviceKind::kCpu;
+  const ScaledTimes on_cpu(lent, TargetDevice{cpu, 1, {}});
+  EXPECT_EQ(on_cpu.Find(Sig(relu), 1)->host.seconds(), 0);
+}
+
 // Batch norm's efficiency may fall as its batch grows (cuDNN's did on the H200): the same layer
 // measured at batch 32 (efficiency 0.5) sets no floor under it at batch 256, which takes the
 // nearest op's 0.1 (a wider layer at batch 32, nearest in bytes); a max pooling layer in the same
@@ -513,6 +551,43 @@ TEST(MachineTest, PredictionWithoutOpRowsIsTheSame) {
   EXPECT_NEAR(bare->epoch.backward.seconds(), backward.seconds(), 1e-12 * backward.seconds());
   // The source of the most expensive op leads the summary.
   EXPECT_EQ(rows->source.rfind(rows->epoch.ops.front().source, 0), 0u) << rows->source;
+}
+
+// A call scaled to an unmeasured GPU pays what its library took the measured GPU's host beyond a
+// plain launch: the reference's call took 10 us on the GPU and 60 us on the host, its plain
+// launch 4 us, so on a V100 of the same roofline it costs max(10 us, 4 us + 56 us) = 60 us.
+TEST(MachineTest, AScaledGpuCallPaysItsLibrarysHostTimeBeyondTheLaunch) {
+  Result<Model> model = LoadZooModel("mnist_mlp");
+  ASSERT_TRUE(model.ok());
+  Machine m;
+  m.gpu = *FindGpu("V100");
+  m.gpus = 1;
+  m.vcpus = 8;
+  const LoweringOptions o{.batch = 128, .rnn = RnnLowering::kFused};
+  const MachineSettings s{.samples = 128};
+  Result<MachinePrediction> analytic = PredictOnMachine(*model, o, m, {}, s);
+  ASSERT_TRUE(analytic.ok()) << analytic.status().message();
+  const OpSignature sig = analytic->epoch.ops.front().signature;
+  Roofline r = GpuRoofline(*m.gpu);
+  r.latency = Seconds::FromMicroseconds(3);
+  const ReferenceDevice ref{"Ref GPU",
+                            "2026-01-02",
+                            r,
+                            {{.signature = sig,
+                              .median = Seconds::FromMicroseconds(10),
+                              .host = Seconds::FromMicroseconds(60)}}};
+  References refs;
+  refs.gpu = GpuReference{std::make_shared<const ReferenceEfficiencies>(ref),
+                          Seconds::FromMicroseconds(4)};
+  Result<MachinePrediction> p = PredictOnMachine(*model, o, m, refs, s);
+  ASSERT_TRUE(p.ok()) << p.status().message();
+  const OpTiming* t = nullptr;
+  for (const OpTiming& x : p->epoch.ops)
+    if (x.signature == sig) t = &x;
+  ASSERT_NE(t, nullptr);
+  EXPECT_NEAR(t->each.seconds(), 10e-6, 1e-12);
+  EXPECT_NEAR(t->host_extra.seconds(), 56e-6, 1e-12);
+  EXPECT_NEAR(t->total.seconds(), t->count * 60e-6, 1e-12);
 }
 
 TEST(MachineTest, PrecisionTheGpuLacksIsRefused) {
