@@ -219,6 +219,7 @@ TEST(RunLogTest, ShippedLogsOfAFrameworkAndKind) {
             (std::vector<std::string>{"dev-cpu-pytorch",
                                       "dev-cpu-pytorch-avx2",
                                       "dev-cpu-pytorch-avx2-rerun",
+                                      "dev-cpu-pytorch-xeon-amx-keep",
                                       "dev-cpu-pytorch-zen4",
                                       "dev-cpu-pytorch-zen4-amp-bf16",
                                       "dev-cpu-pytorch-zen4-bf16",
@@ -238,11 +239,12 @@ TEST(RunLogTest, ShippedLogsOfAFrameworkAndKind) {
                                       "dev-cpu-pytorch-zen5-keep-third",
                                       "dev-cpu-pytorch-zen5-rerun"}));
   EXPECT_EQ(sorted(ShippedRunLogsOf("pytorch", "gpu")),
-            (std::vector<std::string>{"h100-pytorch", "h100-pytorch-hosts", "h200-pytorch"}));
+            (std::vector<std::string>{"h100-pytorch", "h100-pytorch-emr", "h100-pytorch-hosts",
+                                      "h200-pytorch"}));
   EXPECT_EQ(ShippedRunLogsOf("pytorch-ngc", "gpu"), (std::vector<std::string>{"lambda-resnet50"}));
   EXPECT_EQ(ShippedRunLogsOf("keras+tensorflow", "gpu"),
             (std::vector<std::string>{"published-runs"}));
-  EXPECT_EQ(ShippedRunLogsOf("pytorch", "").size(), 24u);
+  EXPECT_EQ(ShippedRunLogsOf("pytorch", "").size(), 26u);
   EXPECT_TRUE(ShippedRunLogsOf("caffe", "").empty());
 }
 
