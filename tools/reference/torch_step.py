@@ -26,6 +26,11 @@ target is device:NAME, NAME being the GPU's name or the CPU's /proc/cpuinfo mode
 by its ISA extensions in brackets, as `epochcost profile` fingerprints them, so the log validates
 against that device's profile on any machine; seconds_per_epoch is the median step times the steps of an epoch (the model's training
 samples, or --samples, over the batch), without a validation pass.
+
+--host-ops FILE, after the timed steps, appends the host's time per phase (zero_grad, forward,
+backward, optimizer) and per top-level PyTorch op to FILE as one JSON line
+(tools/reference/host_ops.py): what PyTorch's own host work costs, which a GPU step waits for when
+it is host-bound (docs/accuracy.md, "The host's side of a PyTorch step, phase by phase").
 """
 import argparse
 import csv
