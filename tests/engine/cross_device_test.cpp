@@ -36,6 +36,15 @@ ScaledTimes ScaledFromRef(const Roofline& r, std::vector<MeasuredOp> ops) {
                      TargetDevice{Device(5, 50, 0), 1, {}});
 }
 
+// A machine of `gpus` GPUs of a data/hardware/gpus.csv row and `vcpus` vCPUs.
+Machine GpuMachine(const char* gpu, int gpus, double vcpus) {
+  Machine m;
+  m.gpu = *FindGpu(gpu);
+  m.gpus = gpus;
+  m.vcpus = vcpus;
+  return m;
+}
+
 // A CPU instance of `vcpus` hyperthreaded vCPUs of a family in data/hardware/cpus.csv.
 Machine CpuMachine(const char* name, const char* family, double vcpus) {
   Machine m;
@@ -527,10 +536,7 @@ TEST(MachineTest, SmallModelOnSeveralGpusIsNoFasterThanOnOne) {
 TEST(MachineTest, PredictionWithoutOpRowsIsTheSame) {
   Result<Model> model = LoadZooModel("cifar10_cnn");
   ASSERT_TRUE(model.ok());
-  Machine m;
-  m.gpu = *FindGpu("V100");
-  m.gpus = 2;
-  m.vcpus = 16;
+  const Machine m = GpuMachine("V100", 2, 16);
   const LoweringOptions o{.batch = 64, .rnn = RnnLowering::kFused};
   MachineSettings s{.samples = 50000, .val_samples = 10000};
   Result<MachinePrediction> rows = PredictOnMachine(*model, o, m, {}, s);
@@ -559,10 +565,7 @@ TEST(MachineTest, PredictionWithoutOpRowsIsTheSame) {
 TEST(MachineTest, AScaledGpuCallPaysItsLibrarysHostTimeBeyondTheLaunch) {
   Result<Model> model = LoadZooModel("mnist_mlp");
   ASSERT_TRUE(model.ok());
-  Machine m;
-  m.gpu = *FindGpu("V100");
-  m.gpus = 1;
-  m.vcpus = 8;
+  const Machine m = GpuMachine("V100", 1, 8);
   const LoweringOptions o{.batch = 128, .rnn = RnnLowering::kFused};
   const MachineSettings s{.samples = 128};
   Result<MachinePrediction> analytic = PredictOnMachine(*model, o, m, {}, s);
