@@ -455,6 +455,9 @@ int Calibrate(const CalibrateOptions& o) {
               << ByThreadCount(*cv, samples, threads_of[key]);
     const std::vector<HeldOutGroup> per_model = HeldOutBy(*cv, samples, model_of[key]);
     std::cout << HeldOutLine("model", per_model);
+    // Each machine's runs as its own fold predicted them: whether the correction carries to it.
+    if (o.leave_out == "machine")
+      std::cout << HeldOutLine("machine", HeldOutBy(*cv, samples, group_of[key]));
     // A correction that predicts runs it was not fitted to worse than no correction is not kept.
     if (cv->mape_after >= cv->mape_before && !o.keep_worse) {
       std::cout << "  not kept: it predicts the held-out runs worse than no calibration "
