@@ -18,17 +18,19 @@ std::string MissingMessage(const Prediction& p, const PredictionRequest& r,
                   " are not measured on " + where +
                   (p.gpu ? "" : " at " + std::to_string(p.threads) + " thread(s)") +
                   " (first: " + first.ToString() + ")";
-  // On a CPU, ops timed inside the replayed step: on a CPU never measured before they read the
-  // reference harness at 10%, ops timed alone at 37% (docs/accuracy.md, "A new CPU"). The
-  // command comes last, runnable as printed (effect.missing_profile_hint).
-  if (local && !p.gpu)
-    s += "; --in-step times each op inside the replayed step, as a framework runs it (without it "
-         "each op is timed alone: faster, further from the step)";
-  if (local)
-    s += "; run: epochcost profile " + r.model +
-         (p.gpu ? " --device gpu" : " --threads " + std::to_string(p.threads)) + " --batch " +
-         std::to_string(p.batch) + LoweringFlagsCommandLine(r.lowering) +
-         (p.gpu ? "" : " --in-step");
+  if (local) {
+    const std::string command =
+        "epochcost profile " + r.model +
+        (p.gpu ? " --device gpu" : " --threads " + std::to_string(p.threads)) + " --batch " +
+        std::to_string(p.batch) + LoweringFlagsCommandLine(r.lowering);
+    // On a CPU, ops timed inside the replayed step: on a CPU never measured before they read the
+    // reference harness at 10%, ops timed alone at 37% (docs/accuracy.md, "A new CPU"). The
+    // command comes last, runnable as printed (effect.missing_profile_hint).
+    s += p.gpu ? "; run: " + command
+               : "; --in-step times each op inside the replayed step, as a framework runs it "
+                 "(without it each op is timed alone: faster, further from the step); run: " +
+                     command + " --in-step";
+  }
   // A GPU the hardware table knows can be predicted from the measured ops of every profiled GPU.
   if (Result<GpuSpec> spec = SpecOfGpuModel(p.device); p.gpu && spec.ok())
     s += std::string(local ? ", or" : ";") + " to scale it from the ops measured: --on " +
