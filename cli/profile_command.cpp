@@ -421,10 +421,16 @@ int ReplayStep(const ProfileOptions& o) {
             << step->sequence.size() << " calls (" << step->ops.size() << " distinct ops) on "
             << here.model << "\n";
   std::vector<std::vector<std::string>> rows = {{"Threads", "Replayed median (ms)", "p10", "p90",
-                                                 "Mean", "Steps", "Profile's op means (ms)"}};
+                                                 "Mean", "Steps", "Profile's op means (ms)",
+                                                 "Now / profile"}};
   auto ms = [](Seconds s) {
     char b[32];
     std::snprintf(b, sizeof b, "%.3f", s.milliseconds());
+    return std::string(b);
+  };
+  auto ratio = [](Seconds now, Seconds then) {
+    char b[32];
+    std::snprintf(b, sizeof b, "%.2fx", now.seconds() / then.seconds());
     return std::string(b);
   };
   int missing = 0;
@@ -447,7 +453,8 @@ int ReplayStep(const ProfileOptions& o) {
     }
     if (!all) ++missing;
     rows.push_back({std::to_string(t), ms(m.median), ms(m.p10), ms(m.p90), ms(m.mean),
-                    std::to_string(m.count), all ? ms(sum) : "-"});
+                    std::to_string(m.count), all ? ms(sum) : "-",
+                    all && sum.seconds() > 0 ? ratio(in_step, sum) : "-"});
     std::vector<size_t> order(step->ops.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
     auto per_step = [&](size_t i) { return r->ops[i].mean * step->ops[i].count; };
@@ -463,14 +470,18 @@ int ReplayStep(const ProfileOptions& o) {
                      step->ops[i].signature.ToString()});
     }
   }
-  std::cout << RenderTable(rows, {true, true, true, true, true, true, true});
+  std::cout << RenderTable(rows, {true, true, true, true, true, true, true, true});
   std::cout << "Profile's op means: the sum over the step's calls of each op's mean in the profile "
                "store, the kernels `predict --on local-cpu` adds up (before its per-op "
                "overhead)";
   if (missing > 0)
     std::cout << "; \"-\": not every op is profiled at that thread count (`epochcost profile "
               << o.models.front() << " --threads " << o.threads << "`)";
-  std::cout << ".\n";
+  std::cout << ".\nNow / profile: the same sum over this replay's op means (the middle half of its "
+               "steps) against the profile's. Above 1, the ops take longer now than when they "
+               "were profiled (a VM slower than then, or rows timed alone, not --in-step), and "
+               "predictions from the profile read low by about as much; measure again with "
+               "`profile MODEL --in-step --force` if it stays so.\n";
   if (o.top_ops > 0)
     std::cout << "\nThe ops with the most time in the replayed steps (a call's mean in the middle "
                  "half of the steps, between their 25th and 75th percentiles, and in the "
