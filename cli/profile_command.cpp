@@ -189,9 +189,12 @@ std::vector<int> WithOneThread(std::vector<int> counts, bool needed) {
 // last model given. An op the framework runs serially is predicted from its 1-thread row, so it is
 // stored from the 1-thread replay alone, which runs whenever such an op is in a pass. Returns the
 // rows stored.
+// Times every op of each pass inside its replayed step and stores the rows, all of them, or with
+// `force_kinds` (and not --force) only those of these kinds and those not stored yet.
 Result<int> ProfileInStep(const ProfileOptions& o, const std::vector<int>& threads,
-                          const std::vector<Pass>& passes, const profiler::Fingerprint& here,
-                          profiler::ProfileStore& store, const std::string& today) {
+                          const std::vector<Pass>& passes, const std::set<OpKind>& force_kinds,
+                          const profiler::Fingerprint& here, profiler::ProfileStore& store,
+                          const std::string& today) {
   // Stored only once every step has replayed: an op the CPU cannot run changes nothing.
   std::vector<profiler::StoredMeasurement> rows;
   bool serial = false;
@@ -215,8 +218,12 @@ Result<int> ProfileInStep(const ProfileOptions& o, const std::vector<int>& threa
       const profiler::StepReplay r = MedianRound(std::move(rounds[p]));
       for (size_t i = 0; i < step.ops.size(); ++i)
         // None for an op listed with no call (a count of 0), nor for a serial one but at 1 thread.
-        if (r.ops[i].count > 0 && RowThreads(step.ops[i], t) == t)
-          rows.push_back({step.ops[i].signature.ToString(), t, r.ops[i], today});
+        if (r.ops[i].count > 0 && RowThreads(step.ops[i], t) == t) {
+          const OpSignature& sig = step.ops[i].signature;
+          const bool keep = !o.force && !force_kinds.empty() && !force_kinds.contains(sig.kind) &&
+                            store.Find(sig, t).has_value();
+          if (!keep) rows.push_back({sig.ToString(), t, r.ops[i], today});
+        }
     }
   }
   Progress(1, 1, "");
@@ -268,7 +275,7 @@ int ProfileModels(const ProfileOptions& o) {
   const std::string today = TodayIso();
   int measured = 0, reused = 0;
   if (o.in_step) {
-    Result<int> n = ProfileInStep(o, *threads, passes, here, **store, today);
+    Result<int> n = ProfileInStep(o, *threads, passes, force_kinds, here, **store, today);
     if (!n.ok()) return ReportError(n.status());
     measured = *n;
     wanted.clear();  // every signature was just measured, inside its step

@@ -7,6 +7,7 @@ packages=(
   libboost-graph-dev libeigen3-dev libdnnl-dev libblas-dev libcli11-dev nlohmann-json3-dev
   libsqlite3-dev libonnx-dev libprotobuf-dev protobuf-compiler
   libgtest-dev libgmock-dev libbenchmark-dev
+  libtorch-dev
   "$@"
 )
 missing=()

@@ -12,6 +12,7 @@
 #include "profiler/cpu/aten_kernels.h"
 #include "profiler/cpu/blas_probe.h"
 #include "profiler/cpu/own_kernels.h"
+#include "profiler/cpu/torch_kernels.h"
 #include "profiler/timer.h"
 
 namespace epochcost::profiler {
@@ -427,6 +428,9 @@ struct CpuCall {
 
 Result<CpuCall> MakeCpuCall(const OpSignature& sig, const dnnl::engine& engine,
                             dnnl::stream& stream) {
+  if (TorchTimes(sig))  // PyTorch's own kernel where the ATen module is there, else a stand-in
+    if (Result<std::function<void()>> run = TorchKernel(sig); run.ok())
+      return CpuCall{*run, nullptr, TorchNote()};
   if (sig.dim("aten") != 0) {
     Result<AtenCall> call = AtenKernel(sig);
     if (!call.ok()) return call.status();

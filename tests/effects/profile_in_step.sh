@@ -2,8 +2,8 @@
 # `profile --in-step` replays each model's validation pass and training step on this CPU and
 # stores every op at its calls' times inside them (the middle half of the median round's steps): one row per distinct op of each pass (as
 # `models ops` lists them), after which `predict` (an error on any op not measured) lists the
-# step's ops as measured here; and `profile step` replays the same step beside those rows. No
-# time is asserted.
+# step's ops as measured here; and `profile step` replays the same step beside those rows. With
+# --force-kind it stores only the ops of those kinds again. No time is asserted.
 # Usage: profile_in_step.sh EPOCHCOST
 source "$(dirname "$0")/lib/setup.sh"
 
@@ -35,6 +35,17 @@ product=$(count_of "ip_fwd dt=f32 aten=1 bias=1 ic=784 mb=16 oc=512")
 dropout=$(count_of "dropout_fwd dt=f32 aten=1 n=8192")
 [ "$product" = 26 ] && [ "$dropout" = 52 ] ||
   { echo "calls counted: product $product (want 26), dropout $dropout (want 52)" >&2; exit 1; }
+# With --force-kind, a second in-step run stores the ops of those kinds only, and every other
+# row stays as the first run stored it.
+optimizers=$("$bin" models ops mnist_mlp --batch 16 | grep -cE '^ *[0-9]+  optimizer ')
+"$bin" profile mnist_mlp --batch 16 --in-step --threads 1 --force-kind optimizer >"$dir/forced.txt"
+grep -q ": $optimizers op times stored from replayed steps" "$dir/forced.txt" ||
+  { cat "$dir/forced.txt" >&2; echo "expected $optimizers optimizer rows stored" >&2; exit 1; }
+"$bin" profile export "$dir/forced.json"
+[ "$(count_of "ip_fwd dt=f32 aten=1 bias=1 ic=784 mb=16 oc=512")" = 26 ] &&
+  diff <(grep -v optimizer "$dir/in-step.json" | grep -A5 '"signature": "ip_fwd') \
+    <(grep -v optimizer "$dir/forced.json" | grep -A5 '"signature": "ip_fwd') >/dev/null ||
+  { echo "--force-kind optimizer changed a product's row" >&2; exit 1; }
 "$bin" predict mnist_mlp --batch 16 --threads 1 --on local-cpu >"$dir/predict.txt"
 ops_in_table=$(grep -cE '^ *[0-9.]+%' "$dir/predict.txt")
 here=$(grep -cE '^ *[0-9.]+%.*measured here' "$dir/predict.txt")
@@ -42,6 +53,6 @@ here=$(grep -cE '^ *[0-9.]+%.*measured here' "$dir/predict.txt")
   { echo "predict: $here of $ops_in_table ops measured here" >&2; exit 1; }
 "$bin" profile step mnist_mlp --batch 16 --threads 1 --steps 3 --ops 3 >"$dir/step.txt"
 cat "$dir/step.txt"
-grep -qE '^ +1 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +3 +[0-9.]+$' "$dir/step.txt" ||
-  { echo "profile step: no row of 3 steps with the profile's op means" >&2; exit 1; }
+grep -qE '^ +1 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +3 +[0-9.]+ +[0-9.]+x$' "$dir/step.txt" ||
+  { echo "profile step: no row of 3 steps with the profile's op means and their ratio" >&2; exit 1; }
 echo "in-step rows: $want, predict: $here ops measured here"

@@ -13,6 +13,7 @@
 #include "profiler/cpu/blas_probe.h"
 #include "profiler/cpu/element.h"
 #include "profiler/cpu/onednn_backend.h"
+#include "profiler/cpu/torch_kernels.h"
 
 namespace epochcost::profiler {
 namespace {
@@ -237,6 +238,42 @@ TEST(CpuBackendTest, RunsItsOwnAndATenKernelsInBf16) {
 
 // bf16 is the upper half of an f32, rounded to nearest with ties to even, as c10::BFloat16 and
 // oneDNN round.
+// The ATen module times what PyTorch runs for embeddings and torch.optim's updates (aten=1), in
+// f32 and bf16, and nothing else; the CPU backend then notes "ATen (libtorch VERSION)".
+TEST(TorchKernelTest, TimesEmbeddingsAndUpdatesWithATenWhereBuilt) {
+  const OpSignature gradient = *OpSignature::Parse("embedding_bwd dt=f32 dim=8 rows=64 vocab=100");
+  Result<std::function<void()>> probe = TorchKernel(gradient);
+  if (!probe.ok()) GTEST_SKIP() << "skipped, no ATen module: " << probe.status().message();
+  EXPECT_FALSE(TorchTimes(*OpSignature::Parse("optimizer dt=f32 alg=adam n=100")));  // oneDNN's
+  EXPECT_FALSE(TorchTimes(*OpSignature::Parse("eltwise_fwd dt=f32 alg=relu n=100")));
+  EXPECT_FALSE(TorchKernel(*OpSignature::Parse("eltwise_fwd dt=f32 alg=relu n=100")).ok());
+  std::vector<std::string> lines = {"embedding_fwd dt=f32 dim=8 rows=64 vocab=100",
+                                    "embedding_bwd dt=bf16 dim=8 rows=64 vocab=100"};
+  for (const char* alg : {"sgd", "momentum", "rmsprop", "adam", "adadelta"})
+    for (const char* dt : {"f32", "bf16"})
+      lines.push_back(std::string("optimizer dt=") + dt + " alg=" + alg + " aten=1 n=1000");
+  for (int threads : {1, 2}) {
+    omp_set_num_threads(threads);
+    for (const std::string& line : lines) {
+      const OpSignature sig = *OpSignature::Parse(line);
+      EXPECT_TRUE(TorchTimes(sig)) << line;
+      Result<std::function<void()>> run = TorchKernel(sig);
+      ASSERT_TRUE(run.ok()) << line << ": " << run.status().message();
+      (*run)();
+      (*run)();
+      // ATen keeps the thread count the profiler set.
+      EXPECT_EQ(omp_get_max_threads(), threads) << line;
+    }
+  }
+  EXPECT_FALSE(TorchKernel(*OpSignature::Parse("optimizer dt=f32 alg=lamb aten=1 n=10")).ok());
+  EXPECT_EQ(TorchNote().rfind("ATen (libtorch ", 0), 0u) << TorchNote();
+  std::unique_ptr<Backend> cpu = MakeCpuBackend();
+  Result<Measurement> m =
+      cpu->Measure(gradient, {.threads = 1, .min_time = Seconds::FromMilliseconds(1)});
+  ASSERT_TRUE(m.ok()) << m.status().message();
+  EXPECT_EQ(m->note, TorchNote());
+}
+
 TEST(ElementTest, Bf16RoundsToNearestEven) {
   EXPECT_EQ(FromFloat<BFloat16>(1.0f).bits, 0x3f80);
   EXPECT_EQ(ToFloat(FromFloat<BFloat16>(-2.5f)), -2.5f);

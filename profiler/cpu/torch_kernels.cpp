@@ -1,0 +1,139 @@
+#include "profiler/cpu/torch_kernels.h"
+
+#include <dlfcn.h>
+
+#include <cstdlib>
+#include <filesystem>
+#include <memory>
+#include <vector>
+
+#include "engine/eager_optimizer.h"
+#include "profiler/cpu/torch_module.h"
+
+namespace epochcost::profiler {
+namespace {
+
+constexpr const char* kModuleName = "libepochcost-torch.so";
+
+struct Module {
+  decltype(&epochcost_torch_make) make = nullptr;
+  decltype(&epochcost_torch_run) run = nullptr;
+  decltype(&epochcost_torch_free) free = nullptr;
+  std::string version;
+};
+
+// $EPOCHCOST_TORCH_MODULE, else the module beside the running executable, else where this build
+// put it ("" where it built none).
+std::string ModulePath() {
+  if (const char* env = std::getenv("EPOCHCOST_TORCH_MODULE"); env && *env) return env;
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const std::filesystem::path beside = self.parent_path() / kModuleName;
+    if (std::filesystem::exists(beside, ec)) return beside.string();
+  }
+  return EPOCHCOST_TORCH_MODULE_PATH;
+}
+
+Result<const Module*> LoadModule() {
+  static Module module;
+  static Status loaded = [] {
+    if (const char* off = std::getenv("EPOCHCOST_TORCH"); off && std::string(off) == "off")
+      return Status::Unsupported("EPOCHCOST_TORCH=off");
+    const std::string path = ModulePath();
+    if (path.empty()) return Status::Unsupported("built without libtorch-dev");
+    void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
+    if (!lib) {
+      const char* e = dlerror();
+      return Status::Unsupported("cannot load " + path + ": " + (e ? e : "not found"));
+    }
+    module.make = reinterpret_cast<decltype(module.make)>(dlsym(lib, "epochcost_torch_make"));
+    module.run = reinterpret_cast<decltype(module.run)>(dlsym(lib, "epochcost_torch_run"));
+    module.free = reinterpret_cast<decltype(module.free)>(dlsym(lib, "epochcost_torch_free"));
+    auto version =
+        reinterpret_cast<decltype(&epochcost_torch_version)>(dlsym(lib, "epochcost_torch_version"));
+    if (!module.make || !module.run || !module.free || !version)
+      return Status::Unsupported(path + " lacks the epochcost_torch_* functions");
+    module.version = version();
+    return Status::Ok();
+  }();  // thread-safe once: a static's initialiser
+  if (!loaded.ok()) return loaded;
+  return &module;
+}
+
+int PassOp(EagerOp op) {
+  switch (op) {
+    case EagerOp::kZero:
+      return kEpochcostTorchZero;
+    case EagerOp::kAdd:
+      return kEpochcostTorchAdd;
+    case EagerOp::kScale:
+      return kEpochcostTorchScale;
+    case EagerOp::kAddScalar:
+      return kEpochcostTorchAddScalar;
+    case EagerOp::kAxpy:
+      return kEpochcostTorchAxpy;
+    case EagerOp::kAddcmul:
+      return kEpochcostTorchAddcmul;
+    case EagerOp::kAddcdiv:
+      return kEpochcostTorchAddcdiv;
+    case EagerOp::kSqrt:
+      return kEpochcostTorchSqrt;
+    case EagerOp::kMul:
+      return kEpochcostTorchMul;
+    case EagerOp::kDiv:
+      return kEpochcostTorchDiv;
+  }
+  return -1;
+}
+
+// EagerTensor's order is the module's: parameter, gradient, new gradient, two states, then the
+// temporaries.
+static_assert(static_cast<int>(EagerTensor::kTemp1) == kEpochcostTorchFirstTemporary);
+static_assert(kEagerTensors == kEpochcostTorchTensors);
+
+}  // namespace
+
+bool TorchTimes(const OpSignature& sig) {
+  if (sig.dtype != DType::kFloat32 && sig.dtype != DType::kBFloat16) return false;
+  return sig.kind == OpKind::kEmbeddingFwd || sig.kind == OpKind::kEmbeddingBwd ||
+         (sig.kind == OpKind::kOptimizer && sig.dim("aten") != 0);
+}
+
+Result<std::function<void()>> TorchKernel(const OpSignature& sig) {
+  if (!TorchTimes(sig)) return Status::Unsupported(sig.ToString() + ": not an ATen-module op");
+  Result<const Module*> module = LoadModule();
+  if (!module.ok()) return module.status();
+  EpochcostTorchRequest r{};
+  r.bf16 = sig.dtype == DType::kBFloat16;
+  std::vector<EpochcostTorchPass> passes;
+  if (sig.kind == OpKind::kOptimizer) {
+    r.op = kEpochcostTorchOptimizer;
+    r.n = sig.dim("n");
+    for (const EagerPass& p : EagerOptimizerPasses(sig.alg))
+      passes.push_back(
+          {PassOp(p.op), static_cast<int>(p.dst), static_cast<int>(p.a), static_cast<int>(p.b)});
+    if (passes.empty()) return Status::Unsupported(sig.ToString() + ": no such torch.optim update");
+    r.passes = passes.data();
+    r.pass_count = static_cast<int>(passes.size());
+  } else {
+    r.op = sig.kind == OpKind::kEmbeddingFwd ? kEpochcostTorchEmbeddingFwd
+                                             : kEpochcostTorchEmbeddingBwd;
+    r.rows = sig.dim("rows");
+    r.vocab = sig.dim("vocab");
+    r.dim = sig.dim("dim");
+  }
+  char why[256] = "";
+  void* kernel = (*module)->make(&r, why, sizeof why);
+  if (!kernel) return Status::Unsupported(sig.ToString() + ": ATen: " + why);
+  const Module* m = *module;
+  std::shared_ptr<void> owned(kernel, m->free);
+  return std::function<void()>([m, owned] { m->run(owned.get()); });
+}
+
+std::string TorchNote() {
+  Result<const Module*> module = LoadModule();
+  return module.ok() ? "ATen (libtorch " + (*module)->version + ")" : "";
+}
+
+}  // namespace epochcost::profiler

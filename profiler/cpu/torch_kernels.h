@@ -1,0 +1,36 @@
+// PyTorch's own CPU kernels, where epochcost was built beside Debian's libtorch-dev: the ATen
+// module (profiler/cpu/torch_module.h), opened the first time one of its ops is timed.
+//
+//   embedding_fwd, embedding_bwd   at::embedding and at::embedding_dense_backward (int64 ids),
+//                                  what PyTorch runs for a dense nn.Embedding
+//   optimizer alg=A aten=1         torch.optim's for-loop update as the ATen calls it makes,
+//                                  pass by pass (engine/eager_optimizer.h), temporaries included
+//
+// Where the module is not there (built without libtorch-dev, or EPOCHCOST_TORCH=off), these ops
+// are timed by the project's stand-ins (own_kernels.h, aten_kernels.h), which follow the same
+// passes: on the Intel VM of 2026-11-28 (1 thread) ATen's dense embedding gradient over 12,800
+// rows took 1.13 ms against the stand-in's 0.72 ms, its Adam passes over 1M values 1.1-1.4x the
+// stand-in's (docs/accuracy.md, "The Intel VM a day later").
+#ifndef EPOCHCOST_PROFILER_CPU_TORCH_KERNELS_H_
+#define EPOCHCOST_PROFILER_CPU_TORCH_KERNELS_H_
+
+#include <functional>
+#include <string>
+
+#include "engine/op_signature.h"
+
+namespace epochcost::profiler {
+
+// Whether the module times `sig` (its kind, and aten=1 for an update; f32 or bf16).
+bool TorchTimes(const OpSignature& sig);
+
+// The call for `sig` through the module, or why there is none: the module is absent (not built,
+// not found, or EPOCHCOST_TORCH=off) or cannot run `sig`.
+Result<std::function<void()>> TorchKernel(const OpSignature& sig);
+
+// "ATen (libtorch 1.13.0)" once the module is loaded, for a measurement's note; "" before.
+std::string TorchNote();
+
+}  // namespace epochcost::profiler
+
+#endif  // EPOCHCOST_PROFILER_CPU_TORCH_KERNELS_H_

@@ -1,0 +1,155 @@
+// libepochcost-torch.so: the ops of profiler/cpu/torch_module.h run by ATen itself, as PyTorch
+// runs them on a CPU (PyTorch 1.13, as Debian ships it). Built as C++17 against libtorch-dev.
+#include "profiler/cpu/torch_module.h"
+
+#include <ATen/ATen.h>
+#include <ATen/Parallel.h>
+#include <omp.h>
+#include <torch/version.h>
+
+#include <array>
+#include <cstdio>
+#include <exception>
+#include <functional>
+#include <vector>
+
+namespace {
+
+struct Kernel {
+  std::function<void()> run;
+};
+
+// ATen sets the calling thread's OpenMP count to every core the first time that thread calls
+// into it: let it, once, then give back the count the profiler set (omp_set_num_threads), which
+// ATen's parallel loops read from then on. Not at::set_num_threads: it also resizes ATen's
+// pthreadpool, which took 0.2 ms a call inside a replayed step.
+void KeepProfilerThreads() {
+  thread_local bool done = false;
+  if (done) return;
+  const int want = omp_get_max_threads();
+  at::internal::lazy_init_num_threads();
+  omp_set_num_threads(want);
+  done = true;
+}
+
+at::TensorOptions Options(const EpochcostTorchRequest& r) {
+  return at::TensorOptions().dtype(r.bf16 ? at::kBFloat16 : at::kFloat);
+}
+
+std::function<void()> Embedding(const EpochcostTorchRequest& r, bool backward) {
+  at::Tensor ids = at::randint(0, r.vocab, {r.rows}, at::TensorOptions().dtype(at::kLong));
+  if (!backward) {
+    at::Tensor table = at::full({r.vocab, r.dim}, 0.01, Options(r));
+    return [ids, table] { at::Tensor rows = at::embedding(table, ids); };
+  }
+  at::Tensor grad = at::full({r.rows, r.dim}, 0.01, Options(r));
+  return [ids, grad, vocab = r.vocab] {
+    at::Tensor g = at::embedding_dense_backward(grad, ids, vocab, -1, false);
+  };
+}
+
+// One update: each pass as torch.optim 1.13's _single_tensor_* writes it, in place where the
+// destination is its first operand, else into a new tensor.
+void RunPasses(const std::vector<EpochcostTorchPass>& passes,
+               std::array<at::Tensor, kEpochcostTorchTensors>& t) {
+  constexpr double c = 0.9;
+  for (const EpochcostTorchPass& p : passes) {
+    at::Tensor& d = t[p.dst];
+    const at::Tensor& a = t[p.a];
+    const at::Tensor& b = t[p.b];
+    const bool in_place = p.dst == p.a;
+    switch (p.op) {
+      case kEpochcostTorchZero:
+        d.zero_();
+        break;
+      case kEpochcostTorchAdd:
+        in_place ? void(d.add_(b)) : void(d = a.add(b));
+        break;
+      case kEpochcostTorchScale:
+        in_place ? void(d.mul_(c)) : void(d = a.mul(c));
+        break;
+      case kEpochcostTorchAddScalar:
+        in_place ? void(d.add_(1e-7)) : void(d = a.add(1e-7));
+        break;
+      case kEpochcostTorchAxpy:
+        d.add_(a, c);
+        break;
+      case kEpochcostTorchAddcmul:
+        d.addcmul_(a, b, c);
+        break;
+      case kEpochcostTorchAddcdiv:
+        d.addcdiv_(a, b, c);
+        break;
+      case kEpochcostTorchSqrt:
+        in_place ? void(d.sqrt_()) : void(d = a.sqrt());
+        break;
+      case kEpochcostTorchMul:
+        in_place ? void(d.mul_(b)) : void(d = a.mul(b));
+        break;
+      case kEpochcostTorchDiv:
+        in_place ? void(d.div_(b)) : void(d = a.div(b));
+        break;
+    }
+  }
+  for (int k = kEpochcostTorchFirstTemporary; k < kEpochcostTorchTensors; ++k) t[k] = at::Tensor();
+}
+
+bool ValidPass(const EpochcostTorchPass& p) {
+  auto tensor = [](int k) { return k >= 0 && k < kEpochcostTorchTensors; };
+  return p.op >= kEpochcostTorchZero && p.op <= kEpochcostTorchDiv && tensor(p.dst) &&
+         tensor(p.a) && tensor(p.b);
+}
+
+}  // namespace
+
+extern "C" void* epochcost_torch_make(const EpochcostTorchRequest* request, char* why,
+                                      size_t why_size) {
+  const EpochcostTorchRequest& r = *request;
+  try {
+    KeepProfilerThreads();
+    std::function<void()> run;
+    switch (r.op) {
+      case kEpochcostTorchEmbeddingFwd:
+      case kEpochcostTorchEmbeddingBwd:
+        if (r.rows <= 0 || r.vocab <= 0 || r.dim <= 0) {
+          std::snprintf(why, why_size, "an embedding needs positive rows, vocab and dim");
+          return nullptr;
+        }
+        run = Embedding(r, r.op == kEpochcostTorchEmbeddingBwd);
+        break;
+      case kEpochcostTorchOptimizer: {
+        if (r.n <= 0 || r.pass_count <= 0) {
+          std::snprintf(why, why_size, "an update needs a positive n and passes");
+          return nullptr;
+        }
+        std::vector<EpochcostTorchPass> passes(r.passes, r.passes + r.pass_count);
+        for (const EpochcostTorchPass& p : passes)
+          if (!ValidPass(p)) {
+            std::snprintf(why, why_size, "a pass names an unknown op or tensor");
+            return nullptr;
+          }
+        auto t = std::make_shared<std::array<at::Tensor, kEpochcostTorchTensors>>();
+        for (int k = 0; k < kEpochcostTorchFirstTemporary; ++k)
+          (*t)[k] = at::full({r.n}, 0.5, Options(r));
+        run = [passes, t] { RunPasses(passes, *t); };
+        break;
+      }
+      default:
+        std::snprintf(why, why_size, "unknown op %d", r.op);
+        return nullptr;
+    }
+    return new Kernel{[run] {
+      KeepProfilerThreads();
+      run();
+    }};
+  } catch (const std::exception& e) {
+    std::snprintf(why, why_size, "%s", e.what());
+    return nullptr;
+  }
+}
+
+extern "C" void epochcost_torch_run(void* kernel) { static_cast<Kernel*>(kernel)->run(); }
+
+extern "C" void epochcost_torch_free(void* kernel) { delete static_cast<Kernel*>(kernel); }
+
+extern "C" const char* epochcost_torch_version() { return TORCH_VERSION; }
