@@ -33,6 +33,17 @@ std::string DataFilePath(const char* env_var, const std::string& file) {
   return (dir / "epochcost" / file).string();
 }
 
+std::string CompanionPath(const char* env_var, const std::string& file, const std::string& built) {
+  if (const char* env = std::getenv(env_var); env && *env) return env;
+  std::error_code ec;
+  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
+  if (!ec) {
+    const std::filesystem::path beside = self.parent_path() / file;
+    if (std::filesystem::exists(beside, ec)) return beside.string();
+  }
+  return built;
+}
+
 std::string LineColumn(std::string_view text, size_t offset) {
   size_t line = 1, column = 1;
   for (size_t i = 0; i < offset && i < text.size(); ++i) {

@@ -11,10 +11,10 @@
 #include <cstdio>
 #include <cstdlib>
 #include <cstring>
-#include <filesystem>
 #include <sstream>
 #include <string>
 
+#include "engine/file_util.h"
 #include "profiler/cpu/aten_kernels.h"
 #include "profiler/timer.h"
 
@@ -31,14 +31,7 @@ bool IsProduct(OpKind k) {
 }
 
 std::string ProbePath() {
-  if (const char* env = std::getenv("EPOCHCOST_BLAS_PROBE"); env && *env) return env;
-  std::error_code ec;
-  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    const std::filesystem::path beside = self.parent_path() / kProbeName;
-    if (std::filesystem::exists(beside, ec)) return beside.string();
-  }
-  return EPOCHCOST_BLAS_PROBE_PATH;
+  return CompanionPath("EPOCHCOST_BLAS_PROBE", kProbeName, EPOCHCOST_BLAS_PROBE_PATH);
 }
 
 // Runs `argv` with its standard output captured; returns that output, or why it could not run.
@@ -95,10 +88,10 @@ Result<Measurement> MeasureInFreshProcess(const OpSignature& sig, const MeasureO
   char seconds[32];
   std::snprintf(seconds, sizeof seconds, "%.9g", options.min_time.seconds());
   int exit_status = 0;
-  Result<std::string> out = RunCaptured(
-      {probe, std::to_string(options.threads), std::to_string(options.warmup),
-       std::to_string(options.min_repeats), seconds, sig.ToString()},
-      &exit_status);
+  Result<std::string> out =
+      RunCaptured({probe, std::to_string(options.threads), std::to_string(options.warmup),
+                   std::to_string(options.min_repeats), seconds, sig.ToString()},
+                  &exit_status);
   if (!out.ok()) return out.status();
   std::string line = out->substr(0, out->find('\n'));
   if (exit_status != 0) {
@@ -109,8 +102,7 @@ Result<Measurement> MeasureInFreshProcess(const OpSignature& sig, const MeasureO
   std::istringstream in(line);
   double median = 0, p10 = 0, p90 = 0, mean = 0;
   int count = 0;
-  if (!(in >> median >> p10 >> p90 >> count >> mean) || count <= 0 || !(median > 0) ||
-      !(mean > 0))
+  if (!(in >> median >> p10 >> p90 >> count >> mean) || count <= 0 || !(median > 0) || !(mean > 0))
     return Status::Internal(probe + ": unreadable result '" + line + "'");
   Measurement m;
   m.median = Seconds::FromSeconds(median);
@@ -144,8 +136,8 @@ int BlasProbeMain(int argc, char** argv) {
     return ProbeError(sig->ToString() + ": not an aten=1 inner product");
   omp_set_num_threads(options.threads);
   // The layer's three products once each, as the step runs them, before the timed one.
-  for (OpKind kind : {OpKind::kInnerProductFwd, OpKind::kInnerProductBwdData,
-                      OpKind::kInnerProductBwdWeights}) {
+  for (OpKind kind :
+       {OpKind::kInnerProductFwd, OpKind::kInnerProductBwdData, OpKind::kInnerProductBwdWeights}) {
     OpSignature sibling = *sig;
     sibling.kind = kind;
     Result<AtenCall> call = AtenKernel(sibling);

@@ -3,11 +3,11 @@
 #include <dlfcn.h>
 
 #include <cstdlib>
-#include <filesystem>
 #include <memory>
 #include <vector>
 
 #include "engine/eager_optimizer.h"
+#include "engine/file_util.h"
 #include "profiler/cpu/torch_module.h"
 
 namespace epochcost::profiler {
@@ -22,25 +22,15 @@ struct Module {
   std::string version;
 };
 
-// $EPOCHCOST_TORCH_MODULE, else the module beside the running executable, else where this build
-// put it ("" where it built none).
-std::string ModulePath() {
-  if (const char* env = std::getenv("EPOCHCOST_TORCH_MODULE"); env && *env) return env;
-  std::error_code ec;
-  const std::filesystem::path self = std::filesystem::read_symlink("/proc/self/exe", ec);
-  if (!ec) {
-    const std::filesystem::path beside = self.parent_path() / kModuleName;
-    if (std::filesystem::exists(beside, ec)) return beside.string();
-  }
-  return EPOCHCOST_TORCH_MODULE_PATH;
-}
-
 Result<const Module*> LoadModule() {
   static Module module;
   static Status loaded = [] {
     if (const char* off = std::getenv("EPOCHCOST_TORCH"); off && std::string(off) == "off")
       return Status::Unsupported("EPOCHCOST_TORCH=off");
-    const std::string path = ModulePath();
+    // $EPOCHCOST_TORCH_MODULE, else the module beside the running executable, else where this
+    // build put it ("" where it built none).
+    const std::string path =
+        CompanionPath("EPOCHCOST_TORCH_MODULE", kModuleName, EPOCHCOST_TORCH_MODULE_PATH);
     if (path.empty()) return Status::Unsupported("built without libtorch-dev");
     void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
