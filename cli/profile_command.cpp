@@ -187,10 +187,9 @@ std::vector<int> WithOneThread(std::vector<int> counts, bool needed) {
 // its calls' times inside the pass, where the step's own ops, not a stand-in, run before each call.
 // A signature two passes share keeps the times of the last one replayed: the training step of the
 // last model given. An op the framework runs serially is predicted from its 1-thread row, so it is
-// stored from the 1-thread replay alone, which runs whenever such an op is in a pass. Returns the
-// rows stored.
-// Times every op of each pass inside its replayed step and stores the rows, all of them, or with
-// `force_kinds` (and not --force) only those of these kinds and those not stored yet.
+// stored from the 1-thread replay alone, which runs whenever such an op is in a pass. With
+// `force_kinds` (and not --force) only the rows of those kinds and those not stored yet are
+// stored; every other one stays as it was. Returns the rows stored.
 Result<int> ProfileInStep(const ProfileOptions& o, const std::vector<int>& threads,
                           const std::vector<Pass>& passes, const std::set<OpKind>& force_kinds,
                           const profiler::Fingerprint& here, profiler::ProfileStore& store,
@@ -488,7 +487,7 @@ int ReplayStep(const ProfileOptions& o) {
                "steps) against the profile's. Above 1, the ops take longer now than when they "
                "were profiled (a VM slower than then, or rows timed alone, not --in-step), and "
                "predictions from the profile read low by about as much; measure again with "
-               "`profile MODEL --in-step --force` if it stays so.\n";
+               "`profile MODEL --in-step` if it stays so.\n";
   if (o.top_ops > 0)
     std::cout << "\nThe ops with the most time in the replayed steps (a call's mean in the middle "
                  "half of the steps, between their 25th and 75th percentiles, and in the "
