@@ -63,13 +63,22 @@ void RunPasses(const std::vector<EpochcostTorchPass>& passes,
         d.zero_();
         break;
       case kEpochcostTorchAdd:
-        in_place ? void(d.add_(b)) : void(d = a.add(b));
+        if (in_place)
+          d.add_(b);
+        else
+          d = a.add(b);
         break;
       case kEpochcostTorchScale:
-        in_place ? void(d.mul_(c)) : void(d = a.mul(c));
+        if (in_place)
+          d.mul_(c);
+        else
+          d = a.mul(c);
         break;
       case kEpochcostTorchAddScalar:
-        in_place ? void(d.add_(1e-7)) : void(d = a.add(1e-7));
+        if (in_place)
+          d.add_(1e-7);
+        else
+          d = a.add(1e-7);
         break;
       case kEpochcostTorchAxpy:
         d.add_(a, c);
@@ -81,13 +90,22 @@ void RunPasses(const std::vector<EpochcostTorchPass>& passes,
         d.addcdiv_(a, b, c);
         break;
       case kEpochcostTorchSqrt:
-        in_place ? void(d.sqrt_()) : void(d = a.sqrt());
+        if (in_place)
+          d.sqrt_();
+        else
+          d = a.sqrt();
         break;
       case kEpochcostTorchMul:
-        in_place ? void(d.mul_(b)) : void(d = a.mul(b));
+        if (in_place)
+          d.mul_(b);
+        else
+          d = a.mul(b);
         break;
       case kEpochcostTorchDiv:
-        in_place ? void(d.div_(b)) : void(d = a.div(b));
+        if (in_place)
+          d.div_(b);
+        else
+          d = a.div(b);
         break;
     }
   }
