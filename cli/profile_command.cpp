@@ -434,11 +434,6 @@ int ReplayStep(const ProfileOptions& o) {
     std::snprintf(b, sizeof b, "%.3f", s.milliseconds());
     return std::string(b);
   };
-  auto ratio = [](Seconds now, Seconds then) {
-    char b[32];
-    std::snprintf(b, sizeof b, "%.2fx", now.seconds() / then.seconds());
-    return std::string(b);
-  };
   int missing = 0;
   // Per thread count, the ops with the most time inside the step: one call's mean there and in
   // the profile.
@@ -460,7 +455,7 @@ int ReplayStep(const ProfileOptions& o) {
     if (!all) ++missing;
     rows.push_back({std::to_string(t), ms(m.median), ms(m.p10), ms(m.p90), ms(m.mean),
                     std::to_string(m.count), all ? ms(sum) : "-",
-                    all && sum.seconds() > 0 ? ratio(in_step, sum) : "-"});
+                    all && sum.seconds() > 0 ? Number("%.2fx", in_step / sum) : "-"});
     std::vector<size_t> order(step->ops.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
     auto per_step = [&](size_t i) { return r->ops[i].mean * step->ops[i].count; };

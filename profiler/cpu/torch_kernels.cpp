@@ -4,7 +4,7 @@
 
 #include <cstdlib>
 #include <memory>
-#include <vector>
+#include <span>
 
 #include "engine/eager_optimizer.h"
 #include "engine/file_util.h"
@@ -51,37 +51,6 @@ Result<const Module*> LoadModule() {
   return &module;
 }
 
-int PassOp(EagerOp op) {
-  switch (op) {
-    case EagerOp::kZero:
-      return kEpochcostTorchZero;
-    case EagerOp::kAdd:
-      return kEpochcostTorchAdd;
-    case EagerOp::kScale:
-      return kEpochcostTorchScale;
-    case EagerOp::kAddScalar:
-      return kEpochcostTorchAddScalar;
-    case EagerOp::kAxpy:
-      return kEpochcostTorchAxpy;
-    case EagerOp::kAddcmul:
-      return kEpochcostTorchAddcmul;
-    case EagerOp::kAddcdiv:
-      return kEpochcostTorchAddcdiv;
-    case EagerOp::kSqrt:
-      return kEpochcostTorchSqrt;
-    case EagerOp::kMul:
-      return kEpochcostTorchMul;
-    case EagerOp::kDiv:
-      return kEpochcostTorchDiv;
-  }
-  return -1;
-}
-
-// EagerTensor's order is the module's: parameter, gradient, new gradient, two states, then the
-// temporaries.
-static_assert(static_cast<int>(EagerTensor::kTemp1) == kEpochcostTorchFirstTemporary);
-static_assert(kEagerTensors == kEpochcostTorchTensors);
-
 }  // namespace
 
 bool TorchTimes(const OpSignature& sig) {
@@ -96,13 +65,10 @@ Result<std::function<void()>> TorchKernel(const OpSignature& sig) {
   if (!module.ok()) return module.status();
   EpochcostTorchRequest r{};
   r.bf16 = sig.dtype == DType::kBFloat16;
-  std::vector<EpochcostTorchPass> passes;
   if (sig.kind == OpKind::kOptimizer) {
     r.op = kEpochcostTorchOptimizer;
     r.n = sig.dim("n");
-    for (const EagerPass& p : EagerOptimizerPasses(sig.alg))
-      passes.push_back(
-          {PassOp(p.op), static_cast<int>(p.dst), static_cast<int>(p.a), static_cast<int>(p.b)});
+    const std::span<const EagerPass> passes = EagerOptimizerPasses(sig.alg);
     if (passes.empty()) return Status::Unsupported(sig.ToString() + ": no such torch.optim update");
     r.passes = passes.data();
     r.pass_count = static_cast<int>(passes.size());

@@ -1,5 +1,5 @@
 // libepochcost-torch.so: the ops of profiler/cpu/torch_module.h run by ATen itself, as PyTorch
-// runs them on a CPU (PyTorch 1.13, as Debian ships it). Built as C++17 against libtorch-dev.
+// runs them on a CPU (PyTorch 1.13, as Debian ships it). Built against libtorch-dev.
 #include "profiler/cpu/torch_module.h"
 
 #include <ATen/ATen.h>
@@ -66,60 +66,65 @@ std::function<void()> Embedding(const EpochcostTorchRequest& r, bool backward) {
   };
 }
 
+using epochcost::EagerOp;
+using epochcost::EagerPass;
+using epochcost::EagerTensor;
+using epochcost::kEagerTensors;
+
 // One update: each pass as torch.optim 1.13's _single_tensor_* writes it, in place where the
-// destination is its first operand, else into a new tensor.
-void RunPasses(const std::vector<EpochcostTorchPass>& passes,
-               std::array<at::Tensor, kEpochcostTorchTensors>& t) {
+// destination is its first operand, else into a new tensor. The temporaries are freed after it,
+// as Python frees them.
+void RunPasses(const std::vector<EagerPass>& passes, std::array<at::Tensor, kEagerTensors>& t) {
   constexpr double c = 0.9;
-  for (const EpochcostTorchPass& p : passes) {
-    at::Tensor& d = t[p.dst];
-    const at::Tensor& a = t[p.a];
-    const at::Tensor& b = t[p.b];
+  for (const EagerPass& p : passes) {
+    at::Tensor& d = t[static_cast<int>(p.dst)];
+    const at::Tensor& a = t[static_cast<int>(p.a)];
+    const at::Tensor& b = t[static_cast<int>(p.b)];
     const bool in_place = p.dst == p.a;
     switch (p.op) {
-      case kEpochcostTorchZero:
+      case EagerOp::kZero:
         d.zero_();
         break;
-      case kEpochcostTorchAdd:
+      case EagerOp::kAdd:
         if (in_place)
           d.add_(b);
         else
           d = a.add(b);
         break;
-      case kEpochcostTorchScale:
+      case EagerOp::kScale:
         if (in_place)
           d.mul_(c);
         else
           d = a.mul(c);
         break;
-      case kEpochcostTorchAddScalar:
+      case EagerOp::kAddScalar:
         if (in_place)
           d.add_(1e-7);
         else
           d = a.add(1e-7);
         break;
-      case kEpochcostTorchAxpy:
+      case EagerOp::kAxpy:
         d.add_(a, c);
         break;
-      case kEpochcostTorchAddcmul:
+      case EagerOp::kAddcmul:
         d.addcmul_(a, b, c);
         break;
-      case kEpochcostTorchAddcdiv:
+      case EagerOp::kAddcdiv:
         d.addcdiv_(a, b, c);
         break;
-      case kEpochcostTorchSqrt:
+      case EagerOp::kSqrt:
         if (in_place)
           d.sqrt_();
         else
           d = a.sqrt();
         break;
-      case kEpochcostTorchMul:
+      case EagerOp::kMul:
         if (in_place)
           d.mul_(b);
         else
           d = a.mul(b);
         break;
-      case kEpochcostTorchDiv:
+      case EagerOp::kDiv:
         if (in_place)
           d.div_(b);
         else
@@ -127,13 +132,7 @@ void RunPasses(const std::vector<EpochcostTorchPass>& passes,
         break;
     }
   }
-  for (int k = kEpochcostTorchFirstTemporary; k < kEpochcostTorchTensors; ++k) t[k] = at::Tensor();
-}
-
-bool ValidPass(const EpochcostTorchPass& p) {
-  auto tensor = [](int k) { return k >= 0 && k < kEpochcostTorchTensors; };
-  return p.op >= kEpochcostTorchZero && p.op <= kEpochcostTorchDiv && tensor(p.dst) &&
-         tensor(p.a) && tensor(p.b);
+  for (int k = static_cast<int>(EagerTensor::kTemp1); k < kEagerTensors; ++k) t[k] = at::Tensor();
 }
 
 }  // namespace
@@ -159,14 +158,9 @@ extern "C" void* epochcost_torch_make(const EpochcostTorchRequest* request, char
           std::snprintf(why, why_size, "an update needs a positive n and passes");
           return nullptr;
         }
-        std::vector<EpochcostTorchPass> passes(r.passes, r.passes + r.pass_count);
-        for (const EpochcostTorchPass& p : passes)
-          if (!ValidPass(p)) {
-            std::snprintf(why, why_size, "a pass names an unknown op or tensor");
-            return nullptr;
-          }
-        auto t = std::make_shared<std::array<at::Tensor, kEpochcostTorchTensors>>();
-        for (int k = 0; k < kEpochcostTorchFirstTemporary; ++k)
+        std::vector<EagerPass> passes(r.passes, r.passes + r.pass_count);
+        auto t = std::make_shared<std::array<at::Tensor, kEagerTensors>>();
+        for (int k = 0; k < static_cast<int>(EagerTensor::kTemp1); ++k)
           (*t)[k] = at::full({r.n}, 0.5, Options(r));
         run = [passes, t] { RunPasses(passes, *t); };
         break;

@@ -1,13 +1,15 @@
 // The interface of the ATen module, libepochcost-torch.so: PyTorch's own CPU kernels (ATen, from
 // Debian's libtorch-dev), built only where that package is installed and opened at run time by
 // profiler/cpu/torch_kernels.cpp, so that epochcost neither needs libtorch nor loads it (and
-// its thread pools) in runs that time nothing. Plain C types across the boundary: the module
-// builds as C++17 against libtorch's headers, the profiler as C++20.
+// its thread pools) in runs that time nothing. C linkage, for dlsym; the module is built with the
+// same compiler and standard as the profiler, so the two share engine/eager_optimizer.h's types.
 #ifndef EPOCHCOST_PROFILER_CPU_TORCH_MODULE_H_
 #define EPOCHCOST_PROFILER_CPU_TORCH_MODULE_H_
 
 #include <cstddef>
 #include <cstdint>
+
+#include "engine/eager_optimizer.h"
 
 extern "C" {
 
@@ -20,37 +22,12 @@ enum EpochcostTorchOp {
   kEpochcostTorchOptimizer = 2,
 };
 
-// One pass of an update (engine/eager_optimizer.h's EagerPass): `op` and the tensors by the
-// codes below, which torch_kernels.cpp converts from EagerOp and EagerTensor by name.
-enum EpochcostTorchPassOp {
-  kEpochcostTorchZero,
-  kEpochcostTorchAdd,
-  kEpochcostTorchScale,
-  kEpochcostTorchAddScalar,
-  kEpochcostTorchAxpy,
-  kEpochcostTorchAddcmul,
-  kEpochcostTorchAddcdiv,
-  kEpochcostTorchSqrt,
-  kEpochcostTorchMul,
-  kEpochcostTorchDiv,
-};
-// Tensors 0-4 (parameter, gradient, new gradient, two states) persist from step to step;
-// 5 and 6 are temporaries, made by the pass that writes them out of place and freed after the
-// update, as Python frees them.
-inline constexpr int kEpochcostTorchTensors = 7;
-inline constexpr int kEpochcostTorchFirstTemporary = 5;
-
-struct EpochcostTorchPass {
-  int op;
-  int dst, a, b;
-};
-
 struct EpochcostTorchRequest {
-  int op;                            // EpochcostTorchOp
-  int bf16;                          // 0: f32 tensors, 1: bf16
-  int64_t n;                         // optimizer: elements of the parameter
-  int64_t rows, vocab, dim;          // embedding: looked-up rows, table rows, width
-  const EpochcostTorchPass* passes;  // optimizer: its passes, in order
+  int op;                              // EpochcostTorchOp
+  int bf16;                            // 0: f32 tensors, 1: bf16
+  int64_t n;                           // optimizer: elements of the parameter
+  int64_t rows, vocab, dim;            // embedding: looked-up rows, table rows, width
+  const epochcost::EagerPass* passes;  // optimizer: its passes, in order
   int pass_count;
 };
 
