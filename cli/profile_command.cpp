@@ -18,6 +18,7 @@
 #include "engine/lowering.h"
 #include "engine/model_source.h"
 #include "profiler/cpu/onednn_backend.h"
+#include "profiler/cpu/torch_kernels.h"
 #include "profiler/gpu/gpu_backend.h"
 #include "profiler/microbench.h"
 #include "profiler/profile_store.h"
@@ -82,6 +83,7 @@ struct LocalDevice {
 Result<LocalDevice> OpenDevice(const std::string& name) {
   LocalDevice d;
   if (name == "cpu") {
+    if (Status s = profiler::CheckNamedTorchModule(); !s.ok()) return s;
     d.backend = profiler::MakeCpuBackend();
     d.fingerprint = profiler::LocalCpu();
     d.options = [](int threads) { return profiler::MeasureOptions{.threads = threads}; };

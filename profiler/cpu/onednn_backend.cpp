@@ -428,9 +428,11 @@ struct CpuCall {
 
 Result<CpuCall> MakeCpuCall(const OpSignature& sig, const dnnl::engine& engine,
                             dnnl::stream& stream) {
-  if (TorchTimes(sig))  // PyTorch's own kernel where the ATen module is there, else a stand-in
-    if (Result<std::function<void()>> run = TorchKernel(sig); run.ok())
-      return CpuCall{*run, nullptr, TorchNote()};
+  if (TorchTimes(sig)) {  // PyTorch's own kernel where the ATen module is there, else a stand-in
+    Result<std::function<void()>> run = TorchKernel(sig);
+    if (run.ok()) return CpuCall{*run, nullptr, TorchNote()};
+    if (run.status().code() != StatusCode::kUnsupported) return run.status();
+  }
   if (sig.dim("aten") != 0) {
     Result<AtenCall> call = AtenKernel(sig);
     if (!call.ok()) return call.status();

@@ -32,10 +32,19 @@ Result<const Module*> LoadModule() {
     const std::string path =
         CompanionPath("EPOCHCOST_TORCH_MODULE", kModuleName, EPOCHCOST_TORCH_MODULE_PATH);
     if (path.empty()) return Status::Unsupported("built without libtorch-dev");
+    // A module the user named and that cannot be used is an error; one this build made and that
+    // is gone leaves the stand-ins to time the ops.
+    const char* named = std::getenv("EPOCHCOST_TORCH_MODULE");
+    auto unusable = [&](const std::string& why) {
+      return named && *named ? Status::NotFound(why + "; set EPOCHCOST_TORCH_MODULE to the " +
+                                                kModuleName + " built beside epochcost")
+                             : Status::Unsupported(why);
+    };
     void* lib = dlopen(path.c_str(), RTLD_NOW | RTLD_LOCAL);
     if (!lib) {
       const char* e = dlerror();
-      return Status::Unsupported("cannot load " + path + ": " + (e ? e : "not found"));
+      return unusable("cannot load the ATen module: " +
+                      (e ? std::string(e) : path + ": not found"));
     }
     module.make = reinterpret_cast<decltype(module.make)>(dlsym(lib, "epochcost_torch_make"));
     module.run = reinterpret_cast<decltype(module.run)>(dlsym(lib, "epochcost_torch_run"));
@@ -43,7 +52,7 @@ Result<const Module*> LoadModule() {
     auto version =
         reinterpret_cast<decltype(&epochcost_torch_version)>(dlsym(lib, "epochcost_torch_version"));
     if (!module.make || !module.run || !module.free || !version)
-      return Status::Unsupported(path + " lacks the epochcost_torch_* functions");
+      return unusable(path + " lacks the epochcost_torch_* functions");
     module.version = version();
     return Status::Ok();
   }();  // thread-safe once: a static's initialiser
@@ -85,6 +94,14 @@ Result<std::function<void()>> TorchKernel(const OpSignature& sig) {
   const Module* m = *module;
   std::shared_ptr<void> owned(kernel, m->free);
   return std::function<void()>([m, owned] { m->run(owned.get()); });
+}
+
+Status CheckNamedTorchModule() {
+  const char* named = std::getenv("EPOCHCOST_TORCH_MODULE");
+  if (!named || !*named) return Status::Ok();
+  Result<const Module*> module = LoadModule();
+  return !module.ok() && module.status().code() != StatusCode::kUnsupported ? module.status()
+                                                                            : Status::Ok();
 }
 
 std::string TorchNote() {

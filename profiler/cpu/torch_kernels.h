@@ -24,9 +24,16 @@ namespace epochcost::profiler {
 // Whether the module times `sig` (its kind, and aten=1 for an update; f32 or bf16).
 bool TorchTimes(const OpSignature& sig);
 
-// The call for `sig` through the module, or why there is none: the module is absent (not built,
-// not found, or EPOCHCOST_TORCH=off) or cannot run `sig`.
+// The call for `sig` through the module, or why there is none: Unsupported where the module is
+// absent (not built, not found where the build put it, or EPOCHCOST_TORCH=off) or cannot run
+// `sig`, and the stand-ins time it; NotFound where $EPOCHCOST_TORCH_MODULE names a file that is
+// not a usable module.
 Result<std::function<void()>> TorchKernel(const OpSignature& sig);
+
+// Ok, or NotFound where $EPOCHCOST_TORCH_MODULE names a file that is not a usable module (and
+// EPOCHCOST_TORCH is not off): checked before a command measures anything, so that such a run
+// fails before it stores a row. Loads the module only where the variable names one.
+Status CheckNamedTorchModule();
 
 // "ATen (libtorch 1.13.0)" once the module is loaded, for a measurement's note; "" before.
 std::string TorchNote();
