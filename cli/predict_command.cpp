@@ -10,6 +10,7 @@
 #include "cli/prediction.h"
 #include "cli/run_inputs.h"
 #include "cli/targets.h"
+#include "profiler/microbench.h"
 
 namespace epochcost::cli {
 namespace {
@@ -206,6 +207,7 @@ int PrintMeasured(const PredictOptions& o, const Prediction& p, const Result<Pat
     j["channels_last"] = p.lowering.channels_last;
     j["optimizer"] = p.optimizer;
     j["per_op_overhead_seconds"] = p.overhead.seconds();
+    if (p.framework_overhead) j["per_op_overhead_measured"] = profiler::kFrameworkCall;
     JsonCalibration(p, &j);
     j["step_seconds"] = e.step.seconds();
     j["step_p10_seconds"] = e.step_p10.seconds();
@@ -228,9 +230,10 @@ int PrintMeasured(const PredictOptions& o, const Prediction& p, const Result<Pat
   if (!p.gpu) std::cout << ", " << p.threads << " thread" << (p.threads == 1 ? "" : "s");
   std::cout << ")\n" << CalibrationLine(p);
   std::snprintf(line, sizeof line,
-                "step %.3f ms (%zu distinct ops, per-op overhead %.1f us%s%s)\n"
+                "step %.3f ms (%zu distinct ops, per-op overhead %.1f us%s%s%s)\n"
                 "     %.3f to %.3f ms with every op at its own 10th to 90th percentile time\n",
                 e.step.milliseconds(), p.distinct_ops, p.overhead.seconds() * 1e6,
+                p.framework_overhead ? ": PyTorch's dispatch and autograd, measured here" : "",
                 p.gpu ? ", overlapping the kernels" : "",
                 PerStepText(p, ", per-step overhead ").c_str(), e.step_p10.milliseconds(),
                 e.step_p90.milliseconds());

@@ -1,11 +1,13 @@
 #include "cli/prediction.h"
 
 #include <algorithm>
+#include <string_view>
 #include <thread>
 
 #include "cli/targets.h"
 #include "engine/model_source.h"
 #include "profiler/gpu/gpu_backend.h"
+#include "profiler/microbench.h"
 
 namespace epochcost::cli {
 namespace {
@@ -162,19 +164,30 @@ Result<Prediction> Predictor::PredictMeasured(const PredictionRequest& r, const 
   if (!bs.ok()) return bs.status();
   double overhead = -1;                    // the device's plain launch on a GPU
   std::optional<Seconds> serial_overhead;  // the dispatch at 1 thread (EpochOptions)
+  // A step lowered as PyTorch runs it pays PyTorch's cost per call (dispatcher and autograd)
+  // where this CPU's profile measured it, instead of a oneDNN primitive's dispatch.
+  auto overhead_name = [&](int threads) -> std::string_view {
+    const bool measured = std::ranges::any_of(*bs, [&](const profiler::Microbenchmark& b) {
+      return b.threads == threads && b.name == profiler::kFrameworkCall;
+    });
+    return !p.gpu && p.lowering.aten_kernels && measured ? profiler::kFrameworkCall
+                                                         : "dispatch_seconds";
+  };
   for (const auto& b : *bs) {
-    if (b.threads == 1 && b.name == "dispatch_seconds")
+    if (b.threads == 1 && b.name == overhead_name(1))
       serial_overhead = Seconds::FromSeconds(std::max(0.0, b.value));
     if (b.threads != p.threads) continue;
-    if (b.name == "dispatch_seconds") overhead = b.value;
+    if (b.name == overhead_name(p.threads)) overhead = b.value;
     if (b.name == "triad_bytes_per_second" && !p.gpu)
       p.bandwidth = BytesPerSecond::FromBytesPerSecond(b.value);
     if (b.name == "page_fault_seconds" && !p.gpu) p.page_fault = Seconds::FromSeconds(b.value);
   }
   const Seconds launch = Seconds::FromSeconds(std::max(0.0, overhead));
+  p.framework_overhead = overhead_name(p.threads) == profiler::kFrameworkCall;
   if (const std::optional<Seconds> set = settings.PerOpOverhead(p.threads > 1)) {
     overhead = set->seconds();
     serial_overhead.reset();  // a given or fitted overhead is the framework's, serial or not
+    p.framework_overhead = false;
   }
   p.overhead = Seconds::FromSeconds(std::max(0.0, overhead));
   p.kernel_scale = settings.kernel_scale;

@@ -54,6 +54,9 @@ struct Prediction {
   std::optional<MachinePrediction> on_machine;  // elsewhere (its epoch is `epoch`)
   EpochPrediction epoch;
   Seconds overhead;
+  // Whether `overhead` is PyTorch's cost per call measured on this CPU (framework_call_seconds),
+  // not a oneDNN primitive's dispatch, a calibration's or a given one.
+  bool framework_overhead = false;
   double kernel_scale = 1;
   Seconds per_step_overhead;     // a calibration's, added to every training step
   double memory_passes = 0;      // a calibration's, over each op's traffic at `bandwidth`

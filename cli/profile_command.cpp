@@ -350,6 +350,20 @@ int ProfileModels(const ProfileOptions& o) {
       if (!s.ok()) return ReportError(s);
     }
   }
+  // PyTorch's cost per op call, where the ATen module is there to measure it (a profile from
+  // before it, or from a build without it, lacks it and gets it on its next run).
+  for (int t : WithOneThread(*threads, !serial.empty())) {
+    if (o.device == "gpu") break;
+    bool stored = false;
+    for (const auto& b : *have)
+      stored = stored || (b.threads == t && b.name == profiler::kFrameworkCall);
+    if (stored && !o.force && !o.again) continue;
+    Result<double> call = profiler::MeasureFrameworkCall(t);
+    if (!call.ok() && call.status().code() == StatusCode::kUnsupported) break;
+    if (!call.ok()) return ReportError(call.status());
+    Status s = (*store)->PutMicrobenchmark(here, {profiler::kFrameworkCall, t, *call, today});
+    if (!s.ok()) return ReportError(s);
+  }
   if (o.in_step)
     std::cout << "profiled on " << here.model << " (" << here.library << "): " << measured
               << " op times stored from replayed steps\n";

@@ -7,6 +7,7 @@
 #include <cstring>
 #include <vector>
 
+#include "profiler/cpu/torch_kernels.h"
 #include "profiler/timer.h"
 
 namespace epochcost::profiler {
@@ -33,6 +34,16 @@ Result<double> MeasurePageFault(int threads) {
       {.threads = threads});
   if (!failed.empty()) return Status::Internal("page-fault microbenchmark: mmap: " + failed);
   return m.median.seconds() / static_cast<double>(kBytes / kChunk);
+}
+
+Result<double> MeasureFrameworkCall(int threads) {
+  if (threads < 1) return Status::InvalidArgument("threads must be at least 1");
+  constexpr int64_t kCalls = 1000;
+  Result<std::function<void()>> chain = TorchAutogradChain(kCalls);
+  if (!chain.ok()) return chain.status();
+  omp_set_num_threads(threads);
+  const Measurement m = TimeRuns(*chain, {.threads = threads});
+  return m.median.seconds() / static_cast<double>(kCalls);
 }
 
 bool HasCpuMicrobenchmarks(const std::vector<Microbenchmark>& have, int threads) {

@@ -26,6 +26,14 @@ Result<std::vector<Microbenchmark>> RunMicrobenchmarks(Backend& cpu, int threads
 // 64 MiB mapping written once per page, then unmapped, timed as a whole, per 4 KiB.
 Result<double> MeasurePageFault(int threads);
 
+// PyTorch's own cost per op call on this CPU at `threads` (ATen's dispatcher, autograd's recording
+// and its engine: a 1,000-call autograd chain through the ATen module, timed whole, per call),
+// stored as kFrameworkCall where the module is there; Unsupported where it is not
+// (torch_kernels.h). `predict` charges it per op call of a step lowered as PyTorch runs it,
+// instead of dispatch_seconds, which is oneDNN's cost of a primitive call alone.
+inline constexpr const char* kFrameworkCall = "framework_call_seconds";
+Result<double> MeasureFrameworkCall(int threads);
+
 // Whether `have` holds every CPU microbenchmark at `threads` (a profile measured before one
 // existed lacks it, and `profile` then measures them again).
 bool HasCpuMicrobenchmarks(const std::vector<Microbenchmark>& have, int threads);

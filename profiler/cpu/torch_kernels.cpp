@@ -96,6 +96,21 @@ Result<std::function<void()>> TorchKernel(const OpSignature& sig) {
   return std::function<void()>([m, owned] { m->run(owned.get()); });
 }
 
+Result<std::function<void()>> TorchAutogradChain(int64_t ops) {
+  if (ops < 4) return Status::InvalidArgument("an autograd chain needs at least 4 op calls");
+  Result<const Module*> module = LoadModule();
+  if (!module.ok()) return module.status();
+  EpochcostTorchRequest r{};
+  r.op = kEpochcostTorchAutogradChain;
+  r.n = ops / 2 - 1;  // n products and the sum, forward and back: 2 (n + 1) calls
+  char why[256] = "";
+  void* kernel = (*module)->make(&r, why, sizeof why);
+  if (!kernel) return Status::Unsupported(std::string("autograd chain: ATen: ") + why);
+  const Module* m = *module;
+  std::shared_ptr<void> owned(kernel, m->free);
+  return std::function<void()>([m, owned] { m->run(owned.get()); });
+}
+
 Status CheckNamedTorchModule() {
   const char* named = std::getenv("EPOCHCOST_TORCH_MODULE");
   if (!named || !*named) return Status::Ok();

@@ -15,6 +15,7 @@
 #ifndef EPOCHCOST_PROFILER_CPU_TORCH_KERNELS_H_
 #define EPOCHCOST_PROFILER_CPU_TORCH_KERNELS_H_
 
+#include <cstdint>
 #include <functional>
 #include <string>
 
@@ -30,6 +31,13 @@ bool TorchTimes(const OpSignature& sig);
 // `sig`, and the stand-ins time it; NotFound where $EPOCHCOST_TORCH_MODULE names a file that is
 // not a usable module.
 Result<std::function<void()>> TorchKernel(const OpSignature& sig);
+
+// A run of the framework's own work for `ops` op calls through the module: a chain of ops / 2
+// products of four values recorded by autograd, and its backward pass (torch_module.h), so that
+// its time over `ops` is what PyTorch adds to each call of a training step's kernels (ATen's
+// dispatcher, autograd's recording and its engine), the Python that makes the forward calls
+// aside. Unsupported where the module is absent, as TorchKernel.
+Result<std::function<void()>> TorchAutogradChain(int64_t ops);
 
 // Ok, or NotFound where $EPOCHCOST_TORCH_MODULE names a file that is not a usable module (and
 // EPOCHCOST_TORCH is not off): checked before a command measures anything, so that such a run

@@ -70,6 +70,23 @@ std::function<void()> Embedding(const EpochcostTorchRequest& r, bool backward) {
   };
 }
 
+// y = x * c, n times over, then y.sum() and its backward pass, as a training step records ops and
+// runs them back: every forward call goes through ATen's dispatcher and autograd's recording, and
+// every backward call through the engine and the dispatcher again. x (four values) requires the
+// gradient and c does not, so each product's backward is one product: 2 (n + 1) kernel calls,
+// each over four values, so the time is the framework's, not the kernels'. x's gradient is
+// dropped after each run, as zero_grad(set_to_none=True) drops it.
+std::function<void()> AutogradChain(int64_t n) {
+  at::Tensor x = at::full({4}, 0.5).set_requires_grad(true);
+  at::Tensor c = at::full({4}, 0.999);
+  return [x, c, n]() mutable {
+    at::Tensor y = x;
+    for (int64_t i = 0; i < n; ++i) y = y.mul(c);
+    y.sum().backward();
+    x.mutable_grad().reset();
+  };
+}
+
 using epochcost::EagerOp;
 using epochcost::EagerPass;
 using epochcost::EagerTensor;
@@ -169,6 +186,13 @@ extern "C" void* epochcost_torch_make(const EpochcostTorchRequest* request, char
         run = [passes, t] { RunPasses(passes, *t); };
         break;
       }
+      case kEpochcostTorchAutogradChain:
+        if (r.n <= 0) {
+          std::snprintf(why, why_size, "a chain needs a positive n");
+          return nullptr;
+        }
+        run = AutogradChain(r.n);
+        break;
       default:
         std::snprintf(why, why_size, "unknown op %d", r.op);
         return nullptr;

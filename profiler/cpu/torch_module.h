@@ -14,18 +14,20 @@
 extern "C" {
 
 // What the module times: an embedding's forward (at::embedding) and its dense gradient
-// (at::embedding_dense_backward, what autograd calls for a dense embedding), and torch.optim's
-// for-loop update written out as passes.
+// (at::embedding_dense_backward, what autograd calls for a dense embedding), torch.optim's
+// for-loop update written out as passes, and a chain of `n` element-wise products of four values
+// recorded by autograd and run back by its engine (the framework's cost per op call).
 enum EpochcostTorchOp {
   kEpochcostTorchEmbeddingFwd = 0,
   kEpochcostTorchEmbeddingBwd = 1,
   kEpochcostTorchOptimizer = 2,
+  kEpochcostTorchAutogradChain = 3,
 };
 
 struct EpochcostTorchRequest {
   int op;                              // EpochcostTorchOp
   int bf16;                            // 0: f32 tensors, 1: bf16
-  int64_t n;                           // optimizer: elements of the parameter
+  int64_t n;                           // optimizer: elements of the parameter; chain: products
   int64_t rows, vocab, dim;            // embedding: looked-up rows, table rows, width
   const epochcost::EagerPass* passes;  // optimizer: its passes, in order
   int pass_count;

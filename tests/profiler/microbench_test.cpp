@@ -35,6 +35,17 @@ TEST(MicrobenchTest, PageFaultIsTimedPer4KiBAndRejectsBadThreads) {
   EXPECT_FALSE(MeasurePageFault(0).ok());
 }
 
+// PyTorch's cost per op call, through the ATen module where it is built: 1,000 calls of a chain
+// recorded by autograd and run back by its engine cannot take less than a nanosecond each.
+TEST(MicrobenchTest, FrameworkCallIsTimedPerCallWhereTheModuleIsBuilt) {
+  EXPECT_FALSE(MeasureFrameworkCall(0).ok());
+  Result<double> call = MeasureFrameworkCall(1);
+  if (!call.ok() && call.status().code() == StatusCode::kUnsupported)
+    GTEST_SKIP() << "no ATen module here: " << call.status().message();
+  ASSERT_TRUE(call.ok()) << call.status().message();
+  EXPECT_GT(*call, 1e-9);
+}
+
 // A profile measured before the page-fault microbenchmark existed has the other three: `profile`
 // must measure them again (regression: it skipped any thread count with a microbenchmark stored).
 TEST(MicrobenchTest, AProfileWithoutOneOfThemIsMeasuredAgain) {

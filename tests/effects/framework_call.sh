@@ -1,0 +1,37 @@
+#!/usr/bin/env bash
+# Where the ATen module is built, `profile` stores PyTorch's cost per op call on this CPU
+# (framework_call_seconds: ATen's dispatcher, autograd's recording and its engine), and `predict`
+# charges it per call of a step lowered as PyTorch runs it; a step lowered for another framework
+# (--no-aten) keeps oneDNN's dispatch, and a given --overhead-us wins over both. Without the
+# module nothing is stored and the dispatch is charged, as before.
+# Usage: framework_call.sh EPOCHCOST
+source "$(dirname "$0")/lib/setup.sh"
+
+"$bin" profile mnist_mlp --batch 4 --threads 1 >/dev/null
+"$bin" profile mnist_mlp --batch 4 --threads 1 --no-aten >/dev/null
+"$bin" profile export "$dir/p.json" >/dev/null
+predict() { "$bin" predict mnist_mlp --on local-cpu --batch 4 --threads 1 --json "$@"; }
+field() { python3 -c "import json,sys; d=json.load(sys.stdin); print(d.get('$1', ''))"; }
+bench() {
+  python3 -c "import json,sys; d=json.load(open(sys.argv[1])); print(''.join(str(b['value']) for b in d['microbenchmarks'] if b['name'] == sys.argv[2] and b['threads'] == 1))" "$dir/p.json" "$1"
+}
+dispatch=$(bench dispatch_seconds)
+call=$(bench framework_call_seconds)
+[ "$(predict --no-aten | field per_op_overhead_seconds)" = "$dispatch" ] ||
+  { echo "--no-aten: the per-op overhead is not the dispatch ($dispatch s)" >&2; exit 1; }
+[ "$(predict --overhead-us 7 | field per_op_overhead_seconds)" = "7e-06" ] ||
+  { echo "--overhead-us 7 was not charged" >&2; exit 1; }
+if [ -z "$call" ]; then
+  [ "$(predict | field per_op_overhead_seconds)" = "$dispatch" ] ||
+    { echo "without the module the dispatch is not charged" >&2; exit 1; }
+  echo "skipped: built without the ATen module (libtorch-dev), nothing stored; the dispatch charged"
+  exit 0
+fi
+[ "$(predict | field per_op_overhead_seconds)" = "$call" ] ||
+  { echo "the PyTorch lowering does not charge framework_call_seconds ($call s)" >&2; exit 1; }
+[ "$(predict | field per_op_overhead_measured)" = "framework_call_seconds" ] ||
+  { echo "--json does not say the overhead was measured" >&2; exit 1; }
+"$bin" predict mnist_mlp --on local-cpu --batch 4 --threads 1 |
+  grep -q "per-op overhead [0-9.]* us: PyTorch's dispatch and autograd, measured here" ||
+  { echo "the step line does not say whose overhead it is" >&2; exit 1; }
+echo "framework_call_seconds $call s charged for the PyTorch lowering, dispatch $dispatch s for --no-aten"
