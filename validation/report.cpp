@@ -18,16 +18,42 @@ std::vector<GroupSummary> GroupBy(const std::vector<RunResult>& results, KeyFn k
   return out;
 }
 
-// Kendall's tau of `value` predicted against measured over a group's runs, and whether the run
-// predicted best (lowest) is the measured best.
+// One configuration of a run (RepeatedRuns): model, machine, batch, precision, layout, optimizer,
+// recurrent layers, ISA, threads, GPUs, samples, framework and version, allocator.
+std::string ConfigurationOf(const RunRecord& x) {
+  return x.model + "|" + x.target + "|" + std::to_string(x.batch) + "|" + PrecisionLabel(x) + "|" +
+         x.optimizer + "|" + x.rnn + "|" + x.isa + "|" + std::to_string(x.threads) + "|" +
+         std::to_string(x.gpus) + "|" + std::to_string(x.samples) + "|" +
+         std::to_string(x.val_samples) + "|" + x.framework + "|" + x.framework_version + "|" +
+         x.allocator();
+}
+
+// Kendall's tau of `value` predicted against measured over a group's configurations, and whether
+// the configuration predicted best (lowest) is the measured best; runs the report names apart
+// (RunLabel) are configurations apart. A configuration measured more than once (several logs of one
+// machine) is ranked once, at the median of its runs' values: ranked run by run, its runs were
+// ranked against each other, and the predicted best run, one of its logs, was "wrong" against the
+// same configuration's faster run in another log.
 template <typename ValueFn>
 Ranking RankingOf(const std::string& key, const std::vector<const RunResult*>& rs, ValueFn value) {
-  Ranking k{.group = key, .configs = static_cast<int>(rs.size())};
-  std::vector<double> predicted, measured;
+  std::vector<std::string> configs;  // first-seen order
+  std::map<std::string, std::vector<const RunResult*>> runs;
   for (const RunResult* r : rs) {
-    const auto [p, m] = value(*r);
-    predicted.push_back(p);
-    measured.push_back(m);
+    const std::string c = ConfigurationOf(r->run) + "|" + RunLabel(r->run);
+    if (!runs.contains(c)) configs.push_back(c);
+    runs[c].push_back(r);
+  }
+  Ranking k{.group = key, .configs = static_cast<int>(configs.size())};
+  std::vector<double> predicted, measured;
+  for (const std::string& c : configs) {
+    std::vector<double> p, m;
+    for (const RunResult* r : runs[c]) {
+      const auto [pv, mv] = value(*r);
+      p.push_back(pv);
+      m.push_back(mv);
+    }
+    predicted.push_back(Median(p));
+    measured.push_back(Median(m));
   }
   k.tau = KendallTau(predicted, measured);
   const size_t p = std::min_element(predicted.begin(), predicted.end()) - predicted.begin();
@@ -38,8 +64,8 @@ Ranking RankingOf(const std::string& key, const std::vector<const RunResult*>& r
   auto label = [&](const RunRecord& run) {
     return RunLabel(run) + (batches_differ ? ", batch " + std::to_string(run.batch) : "");
   };
-  k.predicted_cheapest = label(rs[p]->run);
-  k.measured_cheapest = label(rs[m]->run);
+  k.predicted_cheapest = label(runs[configs[p]].front()->run);
+  k.measured_cheapest = label(runs[configs[m]].front()->run);
   k.hit = measured[p] == measured[m];
   k.miss_percent = PercentError(measured[p], measured[m]);
   return k;
@@ -71,14 +97,7 @@ std::string BuildOf(const RunRecord& r) {
 
 // Each configuration measured more than once, at its best single value (RepeatedRuns).
 std::optional<RepeatedRuns> RepeatedOf(const std::vector<RunResult>& results) {
-  const auto groups = GroupsOf(results, [](const RunResult& r) {
-    const RunRecord& x = r.run;
-    return x.model + "|" + x.target + "|" + std::to_string(x.batch) + "|" + PrecisionLabel(x) +
-           "|" + x.optimizer + "|" + x.rnn + "|" + x.isa + "|" + std::to_string(x.threads) + "|" +
-           std::to_string(x.gpus) + "|" + std::to_string(x.samples) + "|" +
-           std::to_string(x.val_samples) + "|" + x.framework + "|" + x.framework_version + "|" +
-           x.allocator();
-  });
+  const auto groups = GroupsOf(results, [](const RunResult& r) { return ConfigurationOf(r.run); });
   RepeatedRuns out;
   std::vector<double> best, measured, predicted;
   for (const auto& [key, rs] : groups) {

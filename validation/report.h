@@ -44,7 +44,7 @@ struct GroupSummary {
 // then "cheapest" reads "fastest").
 struct Ranking {
   std::string group;  // model, framework and version (and precision, by time)
-  int configs = 0;
+  int configs = 0;    // distinct configurations, each at the median of its runs (RankingOf)
   double tau = 0;
   std::string predicted_cheapest, measured_cheapest;  // run labels
   bool hit = false;

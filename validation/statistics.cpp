@@ -31,6 +31,13 @@ double KendallTau(const std::vector<double>& a, const std::vector<double>& b) {
   return (concordant - discordant) / std::sqrt(untied_a * untied_b);
 }
 
+double Median(std::vector<double> values) {
+  if (values.empty()) return 0;
+  std::sort(values.begin(), values.end());
+  const size_t n = values.size();
+  return n % 2 ? values[n / 2] : (values[n / 2 - 1] + values[n / 2]) / 2;
+}
+
 double BestSingleValue(const std::vector<double>& measured) {
   std::vector<double> x = measured;
   std::sort(x.begin(), x.end());

@@ -18,6 +18,9 @@ double Mape(const std::vector<double>& predicted, const std::vector<double>& mea
 // fewer than two values. Ties count in neither numerator term.
 double KendallTau(const std::vector<double>& a, const std::vector<double>& b);
 
+// The middle value, or the mean of the two middle values of an even count (0 when empty).
+double Median(std::vector<double> values);
+
 // The one value c that predicts the positive `measured` values with the least MAPE, the mean of
 // |c / x - 1|: that sum is piecewise linear in c with slope sum(+-1 / x), so c is the median of
 // the values weighted by 1 / x (the smallest value at which the weights up to it reach half). 0
