@@ -284,6 +284,7 @@ Result<Prediction> Predictor::PredictElsewhere(const PredictionRequest& r, const
   p.machine = std::move(*machine);
   p.epoch = m->epoch;
   p.overhead = m->per_op_overhead;
+  p.framework_overhead = m->framework_overhead;
   p.kernel_scale = settings.kernel_scale;
   p.per_step_overhead = settings.per_step_overhead;
   p.memory_passes = settings.memory_passes;

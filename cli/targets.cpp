@@ -13,6 +13,7 @@
 #include "cli/format.h"
 #include "cli/lowering_flags.h"
 #include "cli/run_inputs.h"
+#include "profiler/microbench.h"
 #include "validation/run_log.h"
 
 namespace epochcost::cli {
@@ -79,6 +80,10 @@ Result<References> LoadReferences(const profiler::ProfileStore& store,
     Seconds dispatch;
   };
   std::vector<MeasuredGpu> gpus;
+  // PyTorch's cost per op call as the first CPU profile that has it measured it: the framework's
+  // C++ side, carried unscaled to CPUs whose profiles lack it, as the dispatch is (docs/
+  // cross-device.md).
+  Seconds framework_call;
   for (const profiler::Fingerprint& d : *devices) {
     Result<std::vector<profiler::StoredMeasurement>> ms = store.Measurements(d);
     if (!ms.ok()) return ms.status();
@@ -100,6 +105,8 @@ Result<References> LoadReferences(const profiler::ProfileStore& store,
       gpus.push_back(
           {std::move(r), spec->name, Seconds::FromSeconds(bench("dispatch_seconds", 1))});
     } else {
+      if (framework_call.seconds() <= 0)
+        framework_call = Seconds::FromSeconds(bench(profiler::kFrameworkCall, 1));
       ReferenceDevice r = Reference(d, *ms, 1);
       const double peak = bench("peak_gemm_flops", 1), triad = bench("triad_bytes_per_second", 1);
       if (peak <= 0 || triad <= 0) continue;
@@ -123,13 +130,16 @@ Result<References> LoadReferences(const profiler::ProfileStore& store,
       const std::array<Usl, 4> usl = FitUslPerClass(r.ops, sweeps);
       const CpuReference cpu{std::make_shared<const ReferenceEfficiencies>(std::move(r)), usl,
                              BytesPerSecond::FromBytesPerSecond(triad),
-                             Seconds::FromSeconds(bench("dispatch_seconds", 1))};
+                             Seconds::FromSeconds(bench("dispatch_seconds", 1)),
+                             Seconds::FromSeconds(bench(profiler::kFrameworkCall, 1))};
       for (DType dtype : leads) {
         best_cpu[dtype] = rows[dtype];
         refs.cpu_by_dtype.insert_or_assign(dtype, cpu);
       }
     }
   }
+  for (auto& [dtype, cpu] : refs.cpu_by_dtype)
+    if (cpu.framework_call.seconds() <= 0) cpu.framework_call = framework_call;
   if (auto f32 = refs.cpu_by_dtype.find(DType::kFloat32); f32 != refs.cpu_by_dtype.end())
     refs.cpu = f32->second;
   else if (!refs.cpu_by_dtype.empty())

@@ -137,7 +137,8 @@ Result<MachinePrediction> PredictOnMachine(const Model& model, LoweringOptions o
       reference = cpu->reference;
       per_core = cpu->per_core_bandwidth;
       target.usl = cpu->usl;
-      overhead = cpu->dispatch;
+      out.framework_overhead = options.aten_kernels && cpu->framework_call.seconds() > 0;
+      overhead = out.framework_overhead ? cpu->framework_call : cpu->dispatch;
       target.roofline = CpuRoofline(*machine.cpu, out.threads, per_core);
       target.roofline.latency = reference->device().roofline.latency;
     } else {
@@ -168,8 +169,10 @@ Result<MachinePrediction> PredictOnMachine(const Model& model, LoweringOptions o
       target.one_core->latency = target.roofline.latency;
     }
   }
-  if (const std::optional<Seconds> set = settings.PerOpOverhead(!gpu && out.threads > 1))
+  if (const std::optional<Seconds> set = settings.PerOpOverhead(!gpu && out.threads > 1)) {
     overhead = *set;
+    out.framework_overhead = false;
+  }
   out.per_op_overhead = overhead;
   // A calibration's memory passes run at the bandwidth of the cores used; on a GPU the host's
   // dispatch overlaps the kernels and none are fitted.

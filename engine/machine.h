@@ -37,12 +37,15 @@ struct Machine {
 };
 
 // A measured CPU: 1-thread op times, USL per op class, per-core memory bandwidth, per-op
-// dispatch. A measured GPU: op times and the per-op launch overhead.
+// dispatch, and PyTorch's cost per op call where a CPU profile measured it (its dispatcher and
+// autograd, framework_call_seconds; 0: none), which a step lowered as PyTorch runs it pays on any
+// CPU instead of the dispatch. A measured GPU: op times and the per-op launch overhead.
 struct CpuReference {
   std::shared_ptr<const ReferenceEfficiencies> reference;
   std::array<Usl, 4> usl;
   BytesPerSecond per_core_bandwidth;
   Seconds dispatch;
+  Seconds framework_call;
 };
 struct GpuReference {
   std::shared_ptr<const ReferenceEfficiencies> reference;
@@ -180,8 +183,9 @@ struct MachinePrediction {
   // CPU: fp32 FLOPs per cycle per core the framework build reaches, and the CPU's (equal unless
   // MachineSettings::isa is an older set).
   double flop_per_cycle = 0, native_flop_per_cycle = 0;
-  Seconds compute_step;      // the ops on one device (with per-op overhead)
-  Seconds per_op_overhead;   // the one used (the reference's dispatch, or the setting)
+  Seconds compute_step;             // the ops on one device (with per-op overhead)
+  Seconds per_op_overhead;          // the one used (the reference's dispatch, or the setting)
+  bool framework_overhead = false;  // it is CpuReference::framework_call
   BytesPerSecond bandwidth;  // CPU: the memory bandwidth of the cores used (memory passes' rate)
   Seconds allreduce;         // gradient all-reduce, and what the backward pass does not hide
   Seconds exposed_allreduce;
