@@ -281,6 +281,8 @@ int PrintElsewhere(const PredictOptions& o, const Prediction& p, const Result<Pa
     JsonCalibration(p, &j);
     j["step_seconds"] = e.step.seconds();
     j["compute_step_seconds"] = m.compute_step.seconds();
+    j["per_op_overhead_seconds"] = m.per_op_overhead.seconds();
+    if (m.framework_overhead) j["per_op_overhead_measured"] = profiler::kFrameworkCall;
     j["allreduce_seconds"] = m.allreduce.seconds();
     j["exposed_allreduce_seconds"] = m.exposed_allreduce.seconds();
     j["input_seconds"] = m.input_step.seconds();
