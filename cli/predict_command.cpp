@@ -59,7 +59,7 @@ std::string HostLines(const Prediction& p) {
     }
   }
   std::string out;
-  char line[320];
+  char line[512];
   if (extra_calls > 0) {
     std::snprintf(line, sizeof line,
                   "     %d calls take the host %.3f ms a step beyond plain launches (measured), "
@@ -103,6 +103,15 @@ std::string CalibrationLine(const Prediction& p) {
                            CorrectionText(c.correction(), p.allocator_keeps) + figures;
   if (c.shipped) return line + "  shipped with epochcost, fitted to " + c.origin + "\n";
   return line;
+}
+
+// Whose the per-op overhead is, after its figure: "" for a oneDNN dispatch, a calibration's or a
+// given one.
+std::string FrameworkOverheadText(const Prediction& p) {
+  if (!p.framework_overhead) return "";
+  return ": PyTorch's dispatch and autograd, measured " + (p.framework_overhead_from.empty()
+                                                               ? std::string("here")
+                                                               : "on " + p.framework_overhead_from);
 }
 
 // "<lead>1.845 ms" where a calibration adds a per-step overhead to each training step, or "".
@@ -208,6 +217,8 @@ int PrintMeasured(const PredictOptions& o, const Prediction& p, const Result<Pat
     j["optimizer"] = p.optimizer;
     j["per_op_overhead_seconds"] = p.overhead.seconds();
     if (p.framework_overhead) j["per_op_overhead_measured"] = profiler::kFrameworkCall;
+    if (!p.framework_overhead_from.empty())
+      j["per_op_overhead_measured_on"] = p.framework_overhead_from;
     JsonCalibration(p, &j);
     j["step_seconds"] = e.step.seconds();
     j["step_p10_seconds"] = e.step_p10.seconds();
@@ -233,8 +244,7 @@ int PrintMeasured(const PredictOptions& o, const Prediction& p, const Result<Pat
                 "step %.3f ms (%zu distinct ops, per-op overhead %.1f us%s%s%s)\n"
                 "     %.3f to %.3f ms with every op at its own 10th to 90th percentile time\n",
                 e.step.milliseconds(), p.distinct_ops, p.overhead.seconds() * 1e6,
-                p.framework_overhead ? ": PyTorch's dispatch and autograd, measured here" : "",
-                p.gpu ? ", overlapping the kernels" : "",
+                FrameworkOverheadText(p).c_str(), p.gpu ? ", overlapping the kernels" : "",
                 PerStepText(p, ", per-step overhead ").c_str(), e.step_p10.milliseconds(),
                 e.step_p90.milliseconds());
   std::cout << line << HostLines(p) << InputPipelineLine(p);

@@ -94,6 +94,24 @@ Result<Prediction> Predictor::Predict(const PredictionRequest& r) {
   return PredictElsewhere(r, *model);
 }
 
+// PyTorch's cost per op call as the first other CPU profile in `store` that measured it (at 1
+// thread), as LoadReferences carries it to CPUs predicted by scaling: for a profile measured
+// before the ATen module existed, or without it. None where no CPU profile has it.
+Result<std::optional<BorrowedCall>> FrameworkCallElsewhere(const profiler::ProfileStore& store,
+                                                           const profiler::Fingerprint& self) {
+  Result<std::vector<profiler::Fingerprint>> devices = store.Devices();
+  if (!devices.ok()) return devices.status();
+  for (const profiler::Fingerprint& d : *devices) {
+    if (d.kind != "cpu" || d.id() == self.id()) continue;
+    Result<std::vector<profiler::Microbenchmark>> bs = store.Microbenchmarks(d);
+    if (!bs.ok()) return bs.status();
+    for (const profiler::Microbenchmark& b : *bs)
+      if (b.name == profiler::kFrameworkCall && b.threads == 1)
+        return std::optional<BorrowedCall>(BorrowedCall{d.model, std::max(0.0, b.value)});
+  }
+  return std::optional<BorrowedCall>();
+}
+
 Status Predictor::ApplyCalibration(const PredictionRequest& r, const std::string& kind,
                                    Prediction* p, MachineSettings* settings) {
   settings->per_op_overhead = r.overhead;  // a given overhead wins over a calibration's
@@ -156,40 +174,56 @@ Result<Prediction> Predictor::PredictMeasured(const PredictionRequest& r, const 
   if (!step.ok()) return step.status();
   p.distinct_ops = (*step)->train.ops.size();
 
-  // The per-op overhead: given, else a calibration's, else the dispatch cost measured here. A
-  // calibration's memory passes run at the memory bandwidth measured here at these threads.
+  // The per-op overhead: given, else a calibration's, else what a call costs on this CPU: for a
+  // step lowered as PyTorch runs it, PyTorch's cost per call (its dispatcher and autograd,
+  // framework_call_seconds) as this CPU's profile measured it or, in a profile from before the
+  // ATen module, as another CPU's did (FrameworkCallElsewhere); otherwise a oneDNN primitive's
+  // dispatch (a GPU's plain launch). A calibration's memory passes run at the memory bandwidth
+  // measured here at these threads.
   MachineSettings settings;
   EPOCHCOST_RETURN_IF_ERROR(ApplyCalibration(r, device.kind, &p, &settings));
   Result<std::vector<profiler::Microbenchmark>> bs = profiles_->Microbenchmarks(device);
   if (!bs.ok()) return bs.status();
-  double overhead = -1;                    // the device's plain launch on a GPU
-  std::optional<Seconds> serial_overhead;  // the dispatch at 1 thread (EpochOptions)
-  // A step lowered as PyTorch runs it pays PyTorch's cost per call (dispatcher and autograd)
-  // where this CPU's profile measured it, instead of a oneDNN primitive's dispatch.
-  auto overhead_name = [&](int threads) -> std::string_view {
-    const bool measured = std::ranges::any_of(*bs, [&](const profiler::Microbenchmark& b) {
-      return b.threads == threads && b.name == profiler::kFrameworkCall;
-    });
-    return !p.gpu && p.lowering.aten_kernels && measured ? profiler::kFrameworkCall
-                                                         : "dispatch_seconds";
+  auto bench = [&](std::string_view name, int threads) -> std::optional<double> {
+    for (const auto& b : *bs)
+      if (b.name == name && b.threads == threads) return std::max(0.0, b.value);
+    return std::nullopt;
   };
-  for (const auto& b : *bs) {
-    if (b.threads == 1 && b.name == overhead_name(1))
-      serial_overhead = Seconds::FromSeconds(std::max(0.0, b.value));
-    if (b.threads != p.threads) continue;
-    if (b.name == overhead_name(p.threads)) overhead = b.value;
-    if (b.name == "triad_bytes_per_second" && !p.gpu)
-      p.bandwidth = BytesPerSecond::FromBytesPerSecond(b.value);
-    if (b.name == "page_fault_seconds" && !p.gpu) p.page_fault = Seconds::FromSeconds(b.value);
+  std::optional<double> overhead = bench("dispatch_seconds", p.threads);
+  std::optional<double> serial = bench("dispatch_seconds", 1);  // EpochOptions
+  if (!p.gpu && p.lowering.aten_kernels) {
+    std::optional<double> call = bench(profiler::kFrameworkCall, p.threads);
+    std::optional<double> call_serial = bench(profiler::kFrameworkCall, 1);
+    if (!call) {
+      Result<std::optional<BorrowedCall>> elsewhere = FrameworkCallElsewhere(*profiles_, device);
+      if (!elsewhere.ok()) return elsewhere.status();
+      if (*elsewhere) {
+        call = call_serial = (*elsewhere)->seconds;
+        p.framework_overhead_from = (*elsewhere)->device;
+      }
+    }
+    if (call) {
+      overhead = call;
+      serial = call_serial ? call_serial : call;
+      p.framework_overhead = true;
+    }
   }
-  const Seconds launch = Seconds::FromSeconds(std::max(0.0, overhead));
-  p.framework_overhead = overhead_name(p.threads) == profiler::kFrameworkCall;
+  for (const auto& b : *bs) {
+    if (b.threads != p.threads || p.gpu) continue;
+    if (b.name == "triad_bytes_per_second")
+      p.bandwidth = BytesPerSecond::FromBytesPerSecond(b.value);
+    if (b.name == "page_fault_seconds") p.page_fault = Seconds::FromSeconds(b.value);
+  }
+  const Seconds launch = Seconds::FromSeconds(overhead.value_or(0));
+  std::optional<Seconds> serial_overhead;
+  if (serial) serial_overhead = Seconds::FromSeconds(*serial);
   if (const std::optional<Seconds> set = settings.PerOpOverhead(p.threads > 1)) {
     overhead = set->seconds();
     serial_overhead.reset();  // a given or fitted overhead is the framework's, serial or not
     p.framework_overhead = false;
+    p.framework_overhead_from.clear();
   }
-  p.overhead = Seconds::FromSeconds(std::max(0.0, overhead));
+  p.overhead = Seconds::FromSeconds(overhead.value_or(0));
   p.kernel_scale = settings.kernel_scale;
   p.per_step_overhead = settings.per_step_overhead;
   p.memory_passes = settings.memory_passes;

@@ -39,6 +39,12 @@ struct PredictionRequest {
   Seconds input_per_sample;
 };
 
+// PyTorch's cost per op call as another CPU's profile measured it (FrameworkCallElsewhere).
+struct BorrowedCall {
+  std::string device;  // that CPU's model string
+  double seconds = 0;
+};
+
 struct Prediction {
   std::optional<Model> model;
   std::string model_name;
@@ -54,9 +60,11 @@ struct Prediction {
   std::optional<MachinePrediction> on_machine;  // elsewhere (its epoch is `epoch`)
   EpochPrediction epoch;
   Seconds overhead;
-  // Whether `overhead` is PyTorch's cost per call measured on this CPU (framework_call_seconds),
-  // not a oneDNN primitive's dispatch, a calibration's or a given one.
+  // Whether `overhead` is PyTorch's cost per call (framework_call_seconds), not a oneDNN
+  // primitive's dispatch, a calibration's or a given one; and the CPU whose profile measured it,
+  // where not this one ("" where it is, or on a machine predicted by scaling).
   bool framework_overhead = false;
+  std::string framework_overhead_from;
   double kernel_scale = 1;
   Seconds per_step_overhead;     // a calibration's, added to every training step
   double memory_passes = 0;      // a calibration's, over each op's traffic at `bandwidth`
