@@ -39,12 +39,6 @@ struct PredictionRequest {
   Seconds input_per_sample;
 };
 
-// PyTorch's cost per op call as another CPU's profile measured it (FrameworkCallElsewhere).
-struct BorrowedCall {
-  std::string device;  // that CPU's model string
-  double seconds = 0;
-};
-
 struct Prediction {
   std::optional<Model> model;
   std::string model_name;

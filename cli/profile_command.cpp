@@ -352,8 +352,7 @@ int ProfileModels(const ProfileOptions& o) {
   }
   // PyTorch's cost per op call, where the ATen module is there to measure it (a profile from
   // before it, or from a build without it, lacks it and gets it on its next run).
-  for (int t : WithOneThread(*threads, !serial.empty())) {
-    if (o.device == "gpu") break;
+  for (int t : o.device == "gpu" ? std::vector<int>() : WithOneThread(*threads, !serial.empty())) {
     bool stored = false;
     for (const auto& b : *have)
       stored = stored || (b.threads == t && b.name == profiler::kFrameworkCall);

@@ -32,8 +32,9 @@ bool TorchTimes(const OpSignature& sig);
 // not a usable module.
 Result<std::function<void()>> TorchKernel(const OpSignature& sig);
 
-// A run of the framework's own work for `ops` op calls through the module: a chain of ops / 2
-// products of four values recorded by autograd, and its backward pass (torch_module.h), so that
+// A run of the framework's own work for `ops` op calls through the module: a chain of ops / 2 - 1
+// products of four values and their sum, recorded by autograd, and its backward pass
+// (torch_module.h): ops / 2 calls each way (`ops` rounded down to even), so that
 // its time over `ops` is what PyTorch adds to each call of a training step's kernels (ATen's
 // dispatcher, autograd's recording and its engine), the Python that makes the forward calls
 // aside. Unsupported where the module is absent, as TorchKernel.
