@@ -12,30 +12,6 @@
 namespace epochcost::cli {
 namespace {
 
-// PyTorch's cost per op call as another CPU's profile measured it (FrameworkCallElsewhere).
-struct BorrowedCall {
-  std::string device;  // that CPU's model string
-  double seconds = 0;
-};
-
-// PyTorch's cost per op call as the first other CPU profile in `store` that measured it (at 1
-// thread), as LoadReferences carries it to CPUs predicted by scaling: for a profile measured
-// before the ATen module existed, or without it. None where no CPU profile has it.
-Result<std::optional<BorrowedCall>> FrameworkCallElsewhere(const profiler::ProfileStore& store,
-                                                           const profiler::Fingerprint& self) {
-  Result<std::vector<profiler::Fingerprint>> devices = store.Devices();
-  if (!devices.ok()) return devices.status();
-  for (const profiler::Fingerprint& d : *devices) {
-    if (d.kind != "cpu" || d.id() == self.id()) continue;
-    Result<std::vector<profiler::Microbenchmark>> bs = store.Microbenchmarks(d);
-    if (!bs.ok()) return bs.status();
-    for (const profiler::Microbenchmark& b : *bs)
-      if (b.name == profiler::kFrameworkCall && b.threads == 1)
-        return std::optional<BorrowedCall>(BorrowedCall{d.model, std::max(0.0, b.value)});
-  }
-  return std::optional<BorrowedCall>();
-}
-
 std::string MissingMessage(const Prediction& p, const PredictionRequest& r,
                            const OpSignature& first, size_t count) {
   const bool local = r.on == "local-cpu" || r.on == "local-gpu";

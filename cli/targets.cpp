@@ -68,6 +68,21 @@ Result<GpuSpec> SpecOfGpuModel(const std::string& model) {
   return *best;
 }
 
+Result<std::optional<BorrowedCall>> FrameworkCallElsewhere(const profiler::ProfileStore& store,
+                                                           const profiler::Fingerprint& self) {
+  Result<std::vector<profiler::Fingerprint>> devices = store.Devices();
+  if (!devices.ok()) return devices.status();
+  for (const profiler::Fingerprint& d : *devices) {
+    if (d.kind != "cpu" || d.id() == self.id()) continue;
+    Result<std::vector<profiler::Microbenchmark>> bs = store.Microbenchmarks(d);
+    if (!bs.ok()) return bs.status();
+    for (const profiler::Microbenchmark& b : *bs)
+      if (b.name == profiler::kFrameworkCall && b.threads == 1)
+        return std::optional<BorrowedCall>(BorrowedCall{d.model, std::max(0.0, b.value)});
+  }
+  return std::optional<BorrowedCall>();
+}
+
 Result<References> LoadReferences(const profiler::ProfileStore& store,
                                   const std::string& without_gpu) {
   Result<std::vector<profiler::Fingerprint>> devices = store.Devices();
@@ -80,10 +95,6 @@ Result<References> LoadReferences(const profiler::ProfileStore& store,
     Seconds dispatch;
   };
   std::vector<MeasuredGpu> gpus;
-  // PyTorch's cost per op call as the first CPU profile that has it measured it: the framework's
-  // C++ side, carried unscaled to CPUs whose profiles lack it, as the dispatch is (docs/
-  // cross-device.md).
-  Seconds framework_call;
   for (const profiler::Fingerprint& d : *devices) {
     Result<std::vector<profiler::StoredMeasurement>> ms = store.Measurements(d);
     if (!ms.ok()) return ms.status();
@@ -105,8 +116,6 @@ Result<References> LoadReferences(const profiler::ProfileStore& store,
       gpus.push_back(
           {std::move(r), spec->name, Seconds::FromSeconds(bench("dispatch_seconds", 1))});
     } else {
-      if (framework_call.seconds() <= 0)
-        framework_call = Seconds::FromSeconds(bench(profiler::kFrameworkCall, 1));
       ReferenceDevice r = Reference(d, *ms, 1);
       const double peak = bench("peak_gemm_flops", 1), triad = bench("triad_bytes_per_second", 1);
       if (peak <= 0 || triad <= 0) continue;
@@ -128,18 +137,24 @@ Result<References> LoadReferences(const profiler::ProfileStore& store,
         if (!at.ops.empty()) sweeps[t] = at.ops;
       }
       const std::array<Usl, 4> usl = FitUslPerClass(r.ops, sweeps);
+      // PyTorch's cost per op call: this CPU's, else another CPU profile's, carried unscaled as
+      // the dispatch is (docs/cross-device.md).
+      double framework_call = bench(profiler::kFrameworkCall, 1);
+      if (framework_call <= 0) {
+        Result<std::optional<BorrowedCall>> elsewhere = FrameworkCallElsewhere(store, d);
+        if (!elsewhere.ok()) return elsewhere.status();
+        if (*elsewhere) framework_call = (*elsewhere)->seconds;
+      }
       const CpuReference cpu{std::make_shared<const ReferenceEfficiencies>(std::move(r)), usl,
                              BytesPerSecond::FromBytesPerSecond(triad),
                              Seconds::FromSeconds(bench("dispatch_seconds", 1)),
-                             Seconds::FromSeconds(bench(profiler::kFrameworkCall, 1))};
+                             Seconds::FromSeconds(framework_call)};
       for (DType dtype : leads) {
         best_cpu[dtype] = rows[dtype];
         refs.cpu_by_dtype.insert_or_assign(dtype, cpu);
       }
     }
   }
-  for (auto& [dtype, cpu] : refs.cpu_by_dtype)
-    if (cpu.framework_call.seconds() <= 0) cpu.framework_call = framework_call;
   if (auto f32 = refs.cpu_by_dtype.find(DType::kFloat32); f32 != refs.cpu_by_dtype.end())
     refs.cpu = f32->second;
   else if (!refs.cpu_by_dtype.empty())

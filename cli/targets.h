@@ -16,6 +16,19 @@
 
 namespace epochcost::cli {
 
+// PyTorch's cost per op call as another CPU's profile measured it.
+struct BorrowedCall {
+  std::string device;  // that CPU's model string
+  double seconds = 0;
+};
+
+// PyTorch's cost per op call (framework_call_seconds) as the first CPU profile in `store` other
+// than `self` that measured it, at 1 thread: what a profile measured before the ATen module
+// existed, or without it, and a CPU predicted by scaling from such a profile, charge per op call
+// of a step lowered as PyTorch runs it. None where no other CPU profile has it.
+Result<std::optional<BorrowedCall>> FrameworkCallElsewhere(const profiler::ProfileStore& store,
+                                                           const profiler::Fingerprint& self);
+
 // For each precision the store's CPU with the most measurements at it at one thread (`cpu`: the
 // f32 one), and every measured GPU (each leading a pool of all of them), as references for
 // scaling. A GPU reference needs a spec-table

@@ -28,6 +28,22 @@ std::string ConfigurationOf(const RunRecord& x) {
          x.allocator();
 }
 
+// The runs grouped by `key` (empty: left out), groups in first-seen order.
+template <typename KeyFn>
+std::vector<std::pair<std::string, std::vector<const RunResult*>>> GroupsOf(
+    const std::vector<const RunResult*>& runs, KeyFn key) {
+  std::vector<std::pair<std::string, std::vector<const RunResult*>>> groups;
+  for (const RunResult* r : runs) {
+    const std::string k = key(*r);
+    if (k.empty()) continue;
+    auto it =
+        std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == k; });
+    if (it == groups.end()) it = groups.insert(groups.end(), {k, {}});
+    it->second.push_back(r);
+  }
+  return groups;
+}
+
 // Kendall's tau of `value` predicted against measured over a group's configurations, and whether
 // the configuration predicted best (lowest) is the measured best; runs the report names apart
 // (RunLabel) are configurations apart. A configuration measured more than once (several logs of one
@@ -36,18 +52,13 @@ std::string ConfigurationOf(const RunRecord& x) {
 // same configuration's faster run in another log.
 template <typename ValueFn>
 Ranking RankingOf(const std::string& key, const std::vector<const RunResult*>& rs, ValueFn value) {
-  std::vector<std::string> configs;  // first-seen order
-  std::map<std::string, std::vector<const RunResult*>> runs;
-  for (const RunResult* r : rs) {
-    const std::string c = ConfigurationOf(r->run) + "|" + RunLabel(r->run);
-    if (!runs.contains(c)) configs.push_back(c);
-    runs[c].push_back(r);
-  }
+  const auto configs = GroupsOf(
+      rs, [](const RunResult& r) { return ConfigurationOf(r.run) + "|" + RunLabel(r.run); });
   Ranking k{.group = key, .configs = static_cast<int>(configs.size())};
   std::vector<double> predicted, measured;
-  for (const std::string& c : configs) {
+  for (const auto& [config, runs] : configs) {
     std::vector<double> p, m;
-    for (const RunResult* r : runs[c]) {
+    for (const RunResult* r : runs) {
       const auto [pv, mv] = value(*r);
       p.push_back(pv);
       m.push_back(mv);
@@ -64,27 +75,11 @@ Ranking RankingOf(const std::string& key, const std::vector<const RunResult*>& r
   auto label = [&](const RunRecord& run) {
     return RunLabel(run) + (batches_differ ? ", batch " + std::to_string(run.batch) : "");
   };
-  k.predicted_cheapest = label(runs[configs[p]].front()->run);
-  k.measured_cheapest = label(runs[configs[m]].front()->run);
+  k.predicted_cheapest = label(configs[p].second.front()->run);
+  k.measured_cheapest = label(configs[m].second.front()->run);
   k.hit = measured[p] == measured[m];
   k.miss_percent = PercentError(measured[p], measured[m]);
   return k;
-}
-
-// The runs grouped by `key` (empty: left out), groups in first-seen order.
-template <typename KeyFn>
-std::vector<std::pair<std::string, std::vector<const RunResult*>>> GroupsOf(
-    const std::vector<RunResult>& results, KeyFn key) {
-  std::vector<std::pair<std::string, std::vector<const RunResult*>>> groups;
-  for (const RunResult& r : results) {
-    const std::string k = key(r);
-    if (k.empty()) continue;
-    auto it =
-        std::find_if(groups.begin(), groups.end(), [&](const auto& g) { return g.first == k; });
-    if (it == groups.end()) it = groups.insert(groups.end(), {k, {}});
-    it->second.push_back(&r);
-  }
-  return groups;
 }
 
 // A ranking's group: the model and the framework build (with an allocator that keeps its memory,
@@ -96,7 +91,7 @@ std::string BuildOf(const RunRecord& r) {
 }
 
 // Each configuration measured more than once, at its best single value (RepeatedRuns).
-std::optional<RepeatedRuns> RepeatedOf(const std::vector<RunResult>& results) {
+std::optional<RepeatedRuns> RepeatedOf(const std::vector<const RunResult*>& results) {
   const auto groups = GroupsOf(results, [](const RunResult& r) { return ConfigurationOf(r.run); });
   RepeatedRuns out;
   std::vector<double> best, measured, predicted;
@@ -190,7 +185,7 @@ ValidationReport Summarise(std::vector<RunResult> results) {
   report.by_allocator =
       GroupBy(report.results, [](const RunResult& r) { return std::string(r.run.allocator()); });
 
-  const auto priced = GroupsOf(report.results, [](const RunResult& r) {
+  const auto priced = GroupsOf(all, [](const RunResult& r) {
     return r.predicted_usd && r.measured_usd ? BuildOf(r.run) : std::string();
   });
   for (const auto& [key, rs] : priced)
@@ -198,7 +193,7 @@ ValidationReport Summarise(std::vector<RunResult> results) {
       report.rankings.push_back(RankingOf(key, rs, [](const RunResult& r) {
         return std::pair(*r.predicted_usd, *r.measured_usd);
       }));
-  const auto unpriced = GroupsOf(report.results, [](const RunResult& r) {
+  const auto unpriced = GroupsOf(all, [](const RunResult& r) {
     return r.predicted_usd || r.measured_usd ? std::string()
                                              : BuildOf(r.run) + " " + PrecisionLabel(r.run);
   });
@@ -207,7 +202,7 @@ ValidationReport Summarise(std::vector<RunResult> results) {
       report.time_rankings.push_back(RankingOf(key, rs, [](const RunResult& r) {
         return std::pair(r.predicted_seconds, r.measured_seconds);
       }));
-  report.repeated = RepeatedOf(report.results);
+  report.repeated = RepeatedOf(all);
   return report;
 }
 

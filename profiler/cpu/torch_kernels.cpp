@@ -60,6 +60,18 @@ Result<const Module*> LoadModule() {
   return &module;
 }
 
+// The module's kernel for `r`, run until the last copy of the function goes; Unsupported, naming
+// `what`, where the module cannot make it.
+Result<std::function<void()>> MakeKernel(const Module& module, const EpochcostTorchRequest& r,
+                                         const std::string& what) {
+  char why[256] = "";
+  void* kernel = module.make(&r, why, sizeof why);
+  if (!kernel) return Status::Unsupported(what + ": ATen: " + why);
+  const Module* m = &module;
+  std::shared_ptr<void> owned(kernel, m->free);
+  return std::function<void()>([m, owned] { m->run(owned.get()); });
+}
+
 }  // namespace
 
 bool TorchTimes(const OpSignature& sig) {
@@ -88,12 +100,7 @@ Result<std::function<void()>> TorchKernel(const OpSignature& sig) {
     r.vocab = sig.dim("vocab");
     r.dim = sig.dim("dim");
   }
-  char why[256] = "";
-  void* kernel = (*module)->make(&r, why, sizeof why);
-  if (!kernel) return Status::Unsupported(sig.ToString() + ": ATen: " + why);
-  const Module* m = *module;
-  std::shared_ptr<void> owned(kernel, m->free);
-  return std::function<void()>([m, owned] { m->run(owned.get()); });
+  return MakeKernel(**module, r, sig.ToString());
 }
 
 Result<std::function<void()>> TorchAutogradChain(int64_t ops) {
@@ -103,12 +110,7 @@ Result<std::function<void()>> TorchAutogradChain(int64_t ops) {
   EpochcostTorchRequest r{};
   r.op = kEpochcostTorchAutogradChain;
   r.n = ops / 2 - 1;  // n products and the sum, forward and back: 2 (n + 1) calls
-  char why[256] = "";
-  void* kernel = (*module)->make(&r, why, sizeof why);
-  if (!kernel) return Status::Unsupported(std::string("autograd chain: ATen: ") + why);
-  const Module* m = *module;
-  std::shared_ptr<void> owned(kernel, m->free);
-  return std::function<void()>([m, owned] { m->run(owned.get()); });
+  return MakeKernel(**module, r, "autograd chain");
 }
 
 Status CheckNamedTorchModule() {
