@@ -93,17 +93,20 @@ int Ops(const ShowOptions& o) {
   Result<StepOps> ops = Lower(*model, *lowering);
   if (!ops.ok()) return ReportError(ops.status());
   std::vector<std::vector<std::string>> rows = {{"Count", "Signature", "Layers"}};
-  int total = 0;
+  int total = 0, framework = 0;
   for (const StepOp& op : ops->ops) {
     std::string layers = op.layers.front();
     if (op.layers.size() > 1) layers += " (+" + std::to_string(op.layers.size() - 1) + " more)";
     rows.push_back({std::to_string(op.count), op.signature.ToString(), layers});
     total += op.count;
+    framework += op.count * op.calls;
   }
   std::cout << RenderTable(rows, {true, false, false})
             << Thousands(static_cast<int64_t>(ops->ops.size())) << " distinct signatures, "
-            << Thousands(total) << " calls per " << (o.forward_only ? "forward pass" : "step")
-            << " (optimizer " << opt_name << ")\n";
+            << Thousands(total) << " calls per " << (o.forward_only ? "forward pass" : "step");
+  if (framework != total)
+    std::cout << ", " << Thousands(framework) << " framework calls with each update's passes";
+  std::cout << " (optimizer " << opt_name << ")\n";
   return kExitOk;
 }
 

@@ -30,6 +30,7 @@ nlohmann::ordered_json OpsJson(const std::vector<OpTiming>& ops) {
     nlohmann::ordered_json o = {
         {"signature", t.signature.ToString()}, {"count", t.count}, {"seconds", t.each.seconds()}};
     if (t.host_extra.seconds() > 0) o["host_extra_seconds"] = t.host_extra.seconds();
+    if (t.calls > 1) o["framework_calls"] = t.calls;
     o["total_seconds"] = t.total.seconds();
     o["flops"] = t.signature.flops().value();
     o["bytes"] = t.signature.bytes().value();

@@ -321,7 +321,8 @@ std::string PathOfSource(const std::string& s) {
 validation::PredictionTerms TermsOf(const Prediction& p) {
   validation::PredictionTerms t;
   auto cost = [&p](const OpTiming& o) {
-    validation::OpCost c{static_cast<double>(o.count), o.each, o.signature.bytes(), o.host_extra};
+    validation::OpCost c{static_cast<double>(o.count), o.each, o.signature.bytes(), o.host_extra,
+                         o.calls};
     if (o.overhead != p.overhead) c.dispatch = o.overhead;
     return c;
   };

@@ -102,4 +102,10 @@ std::span<const EagerPass> EagerOptimizerPasses(std::string_view alg) {
   return {};
 }
 
+int EagerOptimizerCalls(std::string_view alg) {
+  const int counter = alg == "adam" ? 2 : 0;  // adam.py: step_t += 1; step = step_t.item()
+  const std::span<const EagerPass> passes = EagerOptimizerPasses(alg);
+  return passes.empty() ? 0 : static_cast<int>(passes.size()) + counter;
+}
+
 }  // namespace epochcost

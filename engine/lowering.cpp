@@ -131,7 +131,8 @@ void Lowerer::Add(OpSignature sig, const std::string& layer, int count) {
   if (it == index_.end()) {
     it = index_.emplace(key, out_.ops.size()).first;
     const bool serial = o_.aten_kernels && SerialInAten(sig);
-    out_.ops.push_back({std::move(sig), 0, {layer}, serial});
+    const int calls = FrameworkCalls(sig);
+    out_.ops.push_back({std::move(sig), 0, {layer}, serial, calls});
   }
   StepOp& op = out_.ops[it->second];
   op.count += count;

@@ -93,6 +93,9 @@ struct StepOp {
   // The framework runs each call on one thread whatever the step's thread count (SerialInAten,
   // PyTorch on a CPU): a prediction takes its 1-thread time, and `profile` measures it there.
   bool serial = false;
+  // The framework's own calls one call of the op makes, each paying its per-call cost: an eager
+  // update's passes (EagerOptimizerCalls, an aten=1 optimizer), else 1.
+  int calls = 1;
 };
 
 // The thread count whose measurement prices `op` in a step run at `threads`: 1 for a serial op.

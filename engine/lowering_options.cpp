@@ -2,7 +2,10 @@
 // the options decide for one op or one layer.
 #include "engine/lowering_options.h"
 
+#include <algorithm>
 #include <array>
+
+#include "engine/eager_optimizer.h"
 
 namespace epochcost {
 namespace {
@@ -65,6 +68,11 @@ bool AlwaysAten(OpKind kind, DType dtype) {
     default:
       return false;
   }
+}
+
+int FrameworkCalls(const OpSignature& sig) {
+  if (sig.kind != OpKind::kOptimizer || sig.dim("aten") == 0) return 1;
+  return std::max(EagerOptimizerCalls(sig.alg), 1);
 }
 
 bool SerialInAten(const OpSignature& sig) {

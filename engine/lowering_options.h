@@ -27,6 +27,10 @@ inline constexpr int64_t kAtenGrainSize = 32768;
 // run serially"). Layout reorders around convolutions (mb c h w) are oneDNN's and are not.
 bool SerialInAten(const OpSignature& sig);
 
+// The framework calls one call of `sig` makes (StepOp::calls): an update PyTorch runs in its
+// for-loop (aten=1) makes one per pass (EagerOptimizerCalls); any other op, 1.
+int FrameworkCalls(const OpSignature& sig);
+
 // What autocast runs in fp32 whatever the autocast type (LoweringOptions::amp): the weights'
 // update, and the ops on its fp32 list that a step lowers to.
 bool Float32UnderAutocast(OpKind kind);

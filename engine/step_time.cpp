@@ -35,10 +35,10 @@ StepSum Sum(const StepOps& ops, const OpTimeSource& times, const EpochOptions& o
     }
     const double gb = o.per_gb_moved.seconds() > 0 ? op.signature.bytes().value() * 1e-9 : 0;
     const Seconds extra = o.dispatch_overlaps ? HostBeyondLaunch(t->host, o.launch) : Seconds();
-    const Seconds cost = call(t->mean, gb, extra) * op.count;
+    const Seconds cost = call(t->mean, gb, extra, op.calls) * op.count;
     sum.total += cost;
-    sum.total_p10 += call(t->p10, gb, extra) * op.count;
-    sum.total_p90 += call(t->p90, gb, extra) * op.count;
+    sum.total_p10 += call(t->p10, gb, extra, op.calls) * op.count;
+    sum.total_p90 += call(t->p90, gb, extra, op.calls) * op.count;
     if (IsBackward(op.signature.kind)) sum.backward += cost;
     if (!first && t->source != sum.source) sum.mixed = true;
     if (first || cost > sum.largest) {
@@ -47,7 +47,7 @@ StepSum Sum(const StepOps& ops, const OpTimeSource& times, const EpochOptions& o
     }
     first = false;
     if (rows)
-      rows->push_back({op.signature, op.count, t->mean, extra, call.per_op_overhead, cost,
+      rows->push_back({op.signature, op.count, t->mean, extra, call.per_op_overhead, op.calls, cost,
                        serial ? t->source + ", its 1-thread time (run serially)" : t->source,
                        op.layers});
   }

@@ -61,11 +61,12 @@ struct OpTiming {
   Seconds each;  // measured mean (scaled or carried over: one figure), before kernel_scale
   // A GPU call's measured host time beyond a plain launch (EpochOptions::launch); 0 elsewhere.
   Seconds host_extra;
-  // The per-op overhead charged to each call: EpochOptions::per_op_overhead, or its
+  // The per-op overhead charged to each framework call: EpochOptions::per_op_overhead, or its
   // serial_per_op_overhead for a call the framework runs on one thread.
   Seconds overhead;
-  // count x (kernel + overhead), or count x max(kernel, overhead + host_extra), where kernel
-  // is scale x each + per_gb_moved x the op's GB moved
+  int calls = 1;  // framework calls per call of the op (StepOp::calls)
+  // count x (kernel + calls x overhead), or count x max(kernel, calls x overhead + host_extra),
+  // where kernel is scale x each + per_gb_moved x the op's GB moved
   Seconds total;
   std::string source;
   std::vector<std::string> layers;
@@ -99,9 +100,13 @@ struct CallCost {
   Seconds per_gb_moved;
   Seconds per_op_overhead;
   bool overlaps = false;
-  Seconds operator()(Seconds measured, double gb, Seconds host_extra = Seconds()) const {
+  // One call of an op that makes `calls` framework calls (StepOp::calls), each paying the
+  // overhead.
+  Seconds operator()(Seconds measured, double gb, Seconds host_extra = Seconds(),
+                     int calls = 1) const {
     const Seconds kernel = measured * kernel_scale + per_gb_moved * gb;
-    return overlaps ? std::max(kernel, per_op_overhead + host_extra) : kernel + per_op_overhead;
+    const Seconds overhead = per_op_overhead * calls;
+    return overlaps ? std::max(kernel, overhead + host_extra) : kernel + overhead;
   }
 };
 

@@ -28,7 +28,7 @@ Seconds StepTime(const std::vector<OpCost>& ops, const PredictionTerms& t, const
   Seconds s;
   for (const OpCost& op : ops) {
     if (own_dispatch) call.per_op_overhead = op.dispatch.value_or(t.overhead);
-    s += call(op.kernel, op.bytes.value() * 1e-9, op.host_extra) * op.count;
+    s += call(op.kernel, op.bytes.value() * 1e-9, op.host_extra, op.calls) * op.count;
   }
   return s;
 }
@@ -72,7 +72,7 @@ Correction FitLinear(const std::vector<const CalibrationSample*>& samples, Free 
     auto add = [&](const std::vector<OpCost>& ops, double steps) {
       for (const OpCost& op : ops) {
         a += steps * op.count * op.kernel.seconds();
-        b += steps * op.count;
+        b += steps * op.count * op.calls;
         g += steps * op.count * op.bytes.value() * per_byte;
       }
     };

@@ -35,6 +35,7 @@ struct OpCost {
   Seconds kernel;      // one call, without overhead
   Bytes bytes;         // one call's memory traffic
   Seconds host_extra;  // a GPU call's measured host time beyond a plain launch (OpTiming)
+  int calls = 1;       // framework calls per call, each paying the per-op overhead (OpTiming)
   // The call's uncalibrated dispatch where it is not PredictionTerms::overhead (a call run on one
   // thread in a step of more: the 1-thread dispatch). A calibration's per-op overhead replaces
   // both.

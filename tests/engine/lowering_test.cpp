@@ -7,6 +7,7 @@
 #include <set>
 #include <unordered_map>
 
+#include "engine/eager_optimizer.h"
 #include "engine/lowering_options.h"
 #include "engine/zoo.h"
 
@@ -171,6 +172,21 @@ TEST(LoweringTest, PyTorchRunsSmallElementwiseCallsSerially) {
   Result<StepOps> other = Lower(*m, {.batch = 32, .optimizer = Optimizer::kAdam});
   ASSERT_TRUE(other.ok());
   for (const StepOp& op : other->ops) EXPECT_FALSE(op.serial) << op.signature.ToString();
+}
+
+// torch.optim's for-loop update makes one framework call per pass, and Adam two more on its
+// step counter (PyTorch 1.13, counted at the dispatcher by tools/reference/optimizer_calls.py:
+// zero_grad's zero_, AccumulateGrad's add_, and step()'s 1, 3, 5, 10 and 11 calls).
+TEST(LoweringTest, AnEagerUpdateMakesOneCallPerPass) {
+  EXPECT_EQ(EagerOptimizerCalls("sgd"), 3);
+  EXPECT_EQ(EagerOptimizerCalls("momentum"), 5);
+  EXPECT_EQ(EagerOptimizerCalls("rmsprop"), 7);
+  EXPECT_EQ(EagerOptimizerCalls("adam"), 12);
+  EXPECT_EQ(EagerOptimizerCalls("adadelta"), 13);
+  EXPECT_EQ(EagerOptimizerCalls("lamb"), 0);
+  EXPECT_EQ(FrameworkCalls(*OpSignature::Parse("optimizer dt=f32 alg=rmsprop aten=1 n=512")), 7);
+  EXPECT_EQ(FrameworkCalls(*OpSignature::Parse("optimizer dt=f32 alg=rmsprop n=512")), 1);
+  EXPECT_EQ(FrameworkCalls(*OpSignature::Parse("ip_fwd dt=f32 aten=1 bias=1 ic=4 mb=2 oc=3")), 1);
 }
 
 TEST(LoweringTest, SequenceListsEveryCallInOrder) {
