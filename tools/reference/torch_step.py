@@ -27,6 +27,9 @@ by its ISA extensions in brackets, as `epochcost profile` fingerprints them, so 
 against that device's profile on any machine; seconds_per_epoch is the median step times the steps of an epoch (the model's training
 samples, or --samples, over the batch), without a validation pass.
 
+--calls, after the timed steps, counts one step's calls through PyTorch's dispatcher per phase and
+per op (docs/accuracy.md, "PyTorch's calls a step, counted").
+
 --host-ops FILE, after the timed steps, appends the host's time per phase (zero_grad, forward,
 backward, optimizer) and per top-level PyTorch op to FILE as one JSON line
 (tools/reference/host_ops.py): what PyTorch's own host work costs, which a GPU step waits for when
@@ -347,6 +350,41 @@ def write_run_log(a, doc, dev, batch, opt_name, median, p10, p90, mean):
                     ("keeps" if allocator_keeps() else "returns") if cpu else ""])
 
 
+def count_calls(step, name, batch):
+    """Prints the calls one training step makes through PyTorch's dispatcher, per phase, as they
+    reach its Python key (TorchDispatchMode: below autograd, so each kernel call once, view ops
+    such as t() and unsafe_split included, autograd's own bookkeeping not): the framework calls
+    `epochcost models ops MODEL --batch B` counts (its last line), to compare."""
+    from torch.utils._python_dispatch import TorchDispatchMode
+
+    class Calls(TorchDispatchMode):
+        def __init__(self):
+            super().__init__()
+            self.phase, self.counts = None, {}
+
+        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
+            key = (self.phase, func.overloadpacket.__name__)
+            self.counts[key] = self.counts.get(key, 0) + 1
+            return func(*args, **(kwargs or {}))
+
+    calls = Calls()
+
+    def mark(phase):
+        calls.phase = phase
+
+    with calls:
+        step(mark)
+    phases = {}
+    for (phase, _), n in calls.counts.items():
+        phases[phase] = phases.get(phase, 0) + n
+    print("calls %s batch=%d total=%d %s" % (
+        name, batch, sum(phases.values()),
+        " ".join("%s=%d" % (p, phases[p]) for p in ("zero_grad", "forward", "backward",
+                                                      "optimizer") if p in phases)))
+    for (phase, op), n in sorted(calls.counts.items(), key=lambda kv: -kv[1])[:25]:
+        print("  %-9s %-32s %6d" % (phase, op, n))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("model")
@@ -373,6 +411,9 @@ def main():
                          "--precision (fp16 with a gradient scaler, or bf16); not what "
                          "epochcost's profiler measures")
     ap.add_argument("--run-log", help="append the run to this run-log CSV (docs/run-logs.md)")
+    ap.add_argument("--calls", action="store_true",
+                    help="after the timed steps, count one step's calls through PyTorch's "
+                         "dispatcher, per phase and per op (TorchDispatchMode)")
     ap.add_argument("--host-ops",
                     help="after the timed steps, append the host's time per phase and per "
                     "top-level PyTorch op to this JSON-lines file (tools/reference/host_ops.py)")
@@ -541,6 +582,8 @@ def main():
           (doc["name"], where.replace(" ", "_"), a.precision, batch, opt_name, q(0.5) * 1e3,
            q(0.1) * 1e3, q(0.9) * 1e3, sum(times) / len(times) * 1e3, a.host_ms,
            torch.__version__, recipe(a), a.lr), flush=True)
+    if a.calls:
+        count_calls(step, doc["name"], batch)
     if a.host_ops:
         import host_ops
         host_ops.measure(step, sync, a.steps, 5,
