@@ -333,7 +333,7 @@ def write_run_log(a, doc, dev, batch, opt_name, median, p10, p90, mean):
         cpu = dev.type != "cuda"
         # Autocast runs are precision amp (fp16) or amp-bf16, as epochcost's --precision names them.
         precision = ("amp" if a.precision == "fp16" else "amp-bf16") if a.amp else a.precision
-        w.writerow([doc["name"], "device:" + target, "on-demand", device, batch, precision, opt_name,
+        w.writerow([doc["name"], a.target or "device:" + target, "on-demand", device, batch, precision, opt_name,
                     "nhwc" if a.channels_last else "", a.threads if cpu else "",
                     "" if cpu else 1, samples, 0,
                     "%.6g" % ((mean if a.epoch_from == "mean" else median) * steps), "", "",
@@ -411,6 +411,10 @@ def main():
                          "--precision (fp16 with a gradient scaler, or bf16); not what "
                          "epochcost's profiler measures")
     ap.add_argument("--run-log", help="append the run to this run-log CSV (docs/run-logs.md)")
+    ap.add_argument("--target", default="",
+                    help="--run-log's target column instead of device:NAME: the instance the run "
+                         "was on (gcp:n1-highcpu-16, aws:g5.xlarge), so that `epochcost validate` "
+                         "compares it with that instance's prediction")
     ap.add_argument("--calls", action="store_true",
                     help="after the timed steps, count one step's calls through PyTorch's "
                          "dispatcher, per phase and per op (TorchDispatchMode)")
