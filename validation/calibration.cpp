@@ -50,8 +50,9 @@ double SquaredRelativeError(const std::vector<const CalibrationSample*>& samples
 }
 
 // Without overlap: epoch = scale * A + overhead * B + per_step * N + passes * G + C per sample
-// (A: kernel seconds, B: op calls, N: training steps, G: the seconds the ops' memory traffic takes
-// at the step's bandwidth, C: the rest), linear in the four parameters. Where the samples have
+// (A: kernel seconds, B: framework calls, OpCost::calls a call, N: training steps, G: the
+// seconds the ops' memory traffic takes at the step's bandwidth, C: the rest), linear in the
+// four parameters. Where the samples have
 // runs on one thread and runs on more, the overhead is two parameters, B counting the calls of
 // the one kind of run and B' those of the other. Each subset of the free ones is solved with the
 // others at their neutral values (scale 1, the rest 0; the two overheads free together); the valid
