@@ -45,6 +45,7 @@ struct ProfileOptions {
   int steps = 50;
   int warmup = 5;
   int top_ops = 10;
+  bool warm_operands = false;  // read each oneDNN call's buffers just before it (a diagnostic)
 };
 
 Result<std::vector<int>> ParseThreads(const std::string& list) {
@@ -151,7 +152,7 @@ Result<profiler::StepReplay> Replay(const StepOps& step, int threads, const Prof
                                   .min_repeats = o.steps,
                                   .min_time = Seconds(),
                                   .mean_within = 1},
-                                 serial);
+                                 serial, o.warm_operands);
 }
 
 // The reference harness measures each run in three rounds, a process each, and logs the round
@@ -498,6 +499,9 @@ int ReplayStep(const ProfileOptions& o) {
                "were profiled (a VM slower than then, or rows timed alone, not --in-step), and "
                "predictions from the profile read low by about as much; measure again with "
                "`profile MODEL --in-step` if it stays so.\n";
+  if (o.warm_operands)
+    std::cout << "--warm-operands: each oneDNN call's buffers were read into the caches just "
+                 "before it, untimed, and each step is the sum of its calls.\n";
   if (o.top_ops > 0)
     std::cout << "\nThe ops with the most time in the replayed steps (a call's mean in the middle "
                  "half of the steps, between their 25th and 75th percentiles, and in the "
@@ -694,6 +698,10 @@ void RegisterProfileCommand(CLI::App& app, CommandFn* run) {
                    "List this many ops with the most time inside the step, per thread count "
                    "(default 10; 0: none)");
   step->add_option("--profiles", o->profiles, "Profile database, for the op means beside it");
+  step->add_flag("--warm-operands", o->warm_operands,
+                 "Read each oneDNN call's buffers into the caches just before it (untimed; the "
+                 "step is then the sum of its calls), as a framework's data flow leaves the "
+                 "tensors the call before wrote: how much of the in-step time is cold operands");
   AddLoweringFlags(step, &o->lowering);
   step->footer("Example:\n  epochcost profile step lstm_text_generation --threads 1,2");
   step->callback([run, o, step_batch] {

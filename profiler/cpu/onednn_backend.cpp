@@ -419,12 +419,26 @@ bool IsAtenProduct(const OpSignature& sig) {
 
 // One call of `sig` on buffers of its own, ready to run again and again: ATen's kernel
 // (`before`: the work a step runs just ahead of it, where that changes its time), the project's
-// own, or oneDNN's primitive (`note`: the implementation oneDNN chose).
+// own, or oneDNN's primitive (`note`: the implementation oneDNN chose; `warm`: reads every
+// buffer it runs on into the caches).
 struct CpuCall {
   std::function<void()> run;
   std::function<void()> before;
   std::string note;
+  std::function<void()> warm;
 };
+
+// Reads one byte of every cache line of each of `p`'s buffers.
+void ReadBuffers(const Prepared& p) {
+  unsigned sum = 0;
+  for (const auto& [arg, m] : p.args) {
+    const auto* bytes = static_cast<const volatile unsigned char*>(m.get_data_handle());
+    const size_t size = m.get_desc().get_size();
+    for (size_t i = 0; i < size; i += 64) sum += bytes[i];
+  }
+  static volatile unsigned sink;
+  sink = sum;
+}
 
 Result<CpuCall> MakeCpuCall(const OpSignature& sig, const dnnl::engine& engine,
                             dnnl::stream& stream) {
@@ -449,7 +463,7 @@ Result<CpuCall> MakeCpuCall(const OpSignature& sig, const dnnl::engine& engine,
                      p->primitive.execute(stream, p->args);
                      stream.wait();
                    },
-                   nullptr, "oneDNN " + p->note};
+                   nullptr, "oneDNN " + p->note, [p] { ReadBuffers(*p); }};
   } catch (const dnnl::error& e) {
     return Status::Unsupported(sig.ToString() + ": oneDNN cannot run it here (" + e.what() + ")");
   } catch (const std::exception& e) {
@@ -505,7 +519,7 @@ std::vector<int> ReplayInstances(const std::vector<OpSignature>& ops,
 
 Result<StepReplay> ReplayCpuStep(const std::vector<OpSignature>& ops,
                                  const std::vector<int>& sequence, const MeasureOptions& options,
-                                 const std::vector<bool>& serial) {
+                                 const std::vector<bool>& serial, bool warm_operands) {
   if (sequence.empty()) return Status::InvalidArgument("the step has no ops to replay");
   if (!serial.empty() && serial.size() != ops.size())
     return Status::InvalidArgument("serial flags for " + std::to_string(serial.size()) +
@@ -521,14 +535,14 @@ Result<StepReplay> ReplayCpuStep(const std::vector<OpSignature>& ops,
   // 40 slices of the input projection, written long before. So the k-th call of an op runs on the
   // k-th of its instances (each with its own buffers; ReplayInstances), reused in turn.
   const std::vector<int> instances = ReplayInstances(ops, sequence, kReplayInstanceBytes);
-  std::vector<std::vector<std::function<void()>>> calls(ops.size());
+  std::vector<std::vector<CpuCall>> calls(ops.size());
   for (size_t i = 0; i < ops.size(); ++i) {
     const OpSignature& sig = ops[i];
     if (Status s = CheckCpuSignature(sig, options.threads); !s.ok()) return s;
     for (int k = 0; k < instances[i]; ++k) {
       Result<CpuCall> call = MakeCpuCall(sig, engine, stream);
       if (!call.ok()) return call.status();
-      calls[i].push_back(call->run);
+      calls[i].push_back(std::move(*call));
     }
   }
   // Each call is timed too (two clock reads, tens of nanoseconds, against microseconds a call),
@@ -547,26 +561,32 @@ Result<StepReplay> ReplayCpuStep(const std::vector<OpSignature>& ops,
         [&] {
           const bool timed = steps_run++ >= options.warmup;
           const auto step_start = Clock::now();
+          double calls_seconds = 0;                 // the step's calls alone (warm_operands)
           std::vector<size_t> next(ops.size(), 0);  // the instance each op's next call runs on
           for (int i : sequence) {
             const bool alone = !serial.empty() && serial[i] && options.threads > 1;
             if (alone) omp_set_num_threads(1);
+            const CpuCall& call = calls[i][next[i]++ % calls[i].size()];
+            if (warm_operands && call.warm) call.warm();
             const auto start = Clock::now();
-            calls[i][next[i]++ % calls[i].size()]();
-            if (timed)
-              timed_calls.push_back({i, static_cast<int>(step_seconds.size()),
-                                     std::chrono::duration<double>(Clock::now() - start).count()});
+            call.run();
+            const double seconds = std::chrono::duration<double>(Clock::now() - start).count();
+            calls_seconds += seconds;
+            if (timed) timed_calls.push_back({i, static_cast<int>(step_seconds.size()), seconds});
             if (alone) omp_set_num_threads(options.threads);
           }
           if (timed)
             step_seconds.push_back(
-                std::chrono::duration<double>(Clock::now() - step_start).count());
+                warm_operands ? calls_seconds
+                              : std::chrono::duration<double>(Clock::now() - step_start).count());
         },
         options);
   } catch (const dnnl::error& e) {
     return Status::Unsupported(std::string("oneDNN failed while replaying the step (") + e.what() +
                                ")");
   }
+  // Warming the operands takes time between the calls: the step is then its calls' sum.
+  if (warm_operands && !step_seconds.empty()) out.step = Summarize(step_seconds);
   // The ops' times come from the steps of the middle half (InMiddleHalf), so that they add up to
   // about the median step, the statistic the reference harness logs: at 2 threads on a VM whose
   // 2 vCPUs the step's thread pools share, steps are bimodal (lstm_text_generation's replay: p10

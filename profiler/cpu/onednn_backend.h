@@ -38,9 +38,15 @@ std::vector<int> ReplayInstances(const std::vector<OpSignature>& ops,
 // between calls as they do in a framework's step. ATen's and oneDNN's kernels are the same ones
 // Measure times. `serial[i]`, where given, runs every call of ops[i] on one thread (StepOp::serial:
 // the framework runs it on its calling thread alone).
+//
+// `warm_operands` reads every buffer of a oneDNN call (its inputs and outputs) just before it,
+// untimed, and times the step as the sum of its calls: what the calls take with their operands
+// in the caches, as a framework's data flow leaves the tensors the call before just wrote (an
+// upper bound: there, only those are). BLAS products and the project's and ATen's own kernels are
+// run as without it. A diagnostic (`profile step --warm-operands`); stored rows never use it.
 Result<StepReplay> ReplayCpuStep(const std::vector<OpSignature>& ops,
                                  const std::vector<int>& sequence, const MeasureOptions& options,
-                                 const std::vector<bool>& serial = {});
+                                 const std::vector<bool>& serial = {}, bool warm_operands = false);
 
 // oneDNN's version, "2.6.3".
 std::string OneDnnVersion();

@@ -87,6 +87,27 @@ TEST(StepReplayTest, OpsAreTimedInTheMiddleHalfOfTheSteps) {
     EXPECT_EQ(r->ops[i].count, count[i] * 6) << step.ops[i].ToString();
 }
 
+// With warm_operands each oneDNN call's buffers are read just before it, untimed, and a step is
+// the sum of its calls: over one timed step, exactly the calls' times. A BLAS product (no
+// buffers to warm) runs as without it.
+TEST(StepReplayTest, WarmOperandsTimeTheStepAsTheSumOfItsCalls) {
+  const std::vector<OpSignature> ops = {
+      *OpSignature::Parse("eltwise_fwd dt=f32 alg=tanh n=4096"),
+      *OpSignature::Parse("binary dt=f32 alg=mul n=4096"),
+      *OpSignature::Parse("ip_fwd dt=f32 aten=1 bias=1 ic=16 mb=8 oc=32")};
+  MeasureOptions one = kThreeSteps;
+  one.min_repeats = 1;
+  Result<StepReplay> r = ReplayCpuStep(ops, {0, 1, 0, 2, 1}, one, {}, /*warm_operands=*/true);
+  ASSERT_TRUE(r.ok()) << r.status().message();
+  ASSERT_EQ(r->step.count, 1);
+  EXPECT_EQ(r->ops[0].count, 2);
+  EXPECT_EQ(r->ops[1].count, 2);
+  EXPECT_EQ(r->ops[2].count, 1);
+  const double calls =
+      2 * r->ops[0].mean.seconds() + 2 * r->ops[1].mean.seconds() + r->ops[2].mean.seconds();
+  EXPECT_NEAR(r->step.mean.seconds(), calls, 1e-12);
+}
+
 TEST(StepReplayTest, AnOpNeverCalledHasNoRuns) {
   const std::vector<OpSignature> ops = {*OpSignature::Parse("eltwise_fwd dt=f32 alg=relu n=64"),
                                         *OpSignature::Parse("eltwise_fwd dt=f32 alg=tanh n=64")};
