@@ -10,7 +10,7 @@ record_function) drop out. A check for the lowering, never an input to a predict
     /usr/bin/python3 tools/reference/optimizer_calls.py
 """
 import torch
-from torch.utils._python_dispatch import TorchDispatchMode
+from dispatch_calls import DispatchCalls
 
 OPTIMIZERS = {
     "sgd": lambda p: torch.optim.SGD(p, lr=0.01),
@@ -19,16 +19,6 @@ OPTIMIZERS = {
     "adam": lambda p: torch.optim.Adam(p, lr=0.001),
     "adadelta": lambda p: torch.optim.Adadelta(p, lr=1.0),
 }
-
-
-class Calls(TorchDispatchMode):
-    def __init__(self):
-        super().__init__()
-        self.names = []
-
-    def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-        self.names.append(func.overloadpacket.__name__)
-        return func(*args, **(kwargs or {}))
 
 
 def calls(alg, tensors):
@@ -45,9 +35,9 @@ def calls(alg, tensors):
         opt.step()
     out = []
     for f in (opt.zero_grad, backward, opt.step):
-        with Calls() as c:
+        with DispatchCalls() as c:
             f()
-        out.append(c.names)
+        out.append(c.names())
     # The backward pass's accumulations: the add_ after each parameter's own gradient ops.
     out[1] = [n for n in out[1] if n == "add_"]
     return out

@@ -351,37 +351,27 @@ def write_run_log(a, doc, dev, batch, opt_name, median, p10, p90, mean):
 
 
 def count_calls(step, name, batch):
-    """Prints the calls one training step makes through PyTorch's dispatcher, per phase, as they
-    reach its Python key (TorchDispatchMode: below autograd, so each kernel call once, view ops
-    such as t() and unsafe_split included, autograd's own bookkeeping not): the framework calls
-    `epochcost models ops MODEL --batch B` counts (its last line), to compare."""
-    from torch.utils._python_dispatch import TorchDispatchMode
+    """Prints the calls one training step makes through PyTorch's dispatcher, per phase
+    (dispatch_calls.py), to compare with the framework calls `epochcost models ops MODEL
+    --batch B` counts (its last line)."""
+    from dispatch_calls import DispatchCalls
 
-    class Calls(TorchDispatchMode):
-        def __init__(self):
-            super().__init__()
-            self.phase, self.counts = None, {}
-
-        def __torch_dispatch__(self, func, types, args=(), kwargs=None):
-            key = (self.phase, func.overloadpacket.__name__)
-            self.counts[key] = self.counts.get(key, 0) + 1
-            return func(*args, **(kwargs or {}))
-
-    calls = Calls()
+    calls = DispatchCalls()
 
     def mark(phase):
         calls.phase = phase
 
     with calls:
         step(mark)
+    counts = calls.counts()
     phases = {}
-    for (phase, _), n in calls.counts.items():
+    for (phase, _), n in counts.items():
         phases[phase] = phases.get(phase, 0) + n
     print("calls %s batch=%d total=%d %s" % (
         name, batch, sum(phases.values()),
         " ".join("%s=%d" % (p, phases[p]) for p in ("zero_grad", "forward", "backward",
                                                       "optimizer") if p in phases)))
-    for (phase, op), n in sorted(calls.counts.items(), key=lambda kv: -kv[1])[:25]:
+    for (phase, op), n in sorted(counts.items(), key=lambda kv: -kv[1])[:25]:
         print("  %-9s %-32s %6d" % (phase, op, n))
 
 
