@@ -11,8 +11,10 @@ void AddLoweringFlags(CLI::App* app, LoweringFlags* f) {
   app->add_option("--optimizer", f->optimizer,
                   "sgd, momentum, rmsprop, adam or adadelta (default: the model's, else sgd)");
   app->add_option("--rnn", f->rnn,
-                  "unrolled (per-step GEMMs, the default on a CPU, as PyTorch trains there) or "
-                  "fused (one RNN primitive, the default on a GPU: cuDNN's RNN)");
+                  "aten (PyTorch's own layer, at::lstm or at::gru, timed whole through libtorch: "
+                  "the default on a CPU), unrolled (each time step's GEMMs and element-wise ops, "
+                  "the default with --no-aten) or fused (one RNN primitive, the default on a GPU: "
+                  "cuDNN's RNN)");
   app->add_flag("--channels-last", f->channels_last,
                 "4-D tensors in PyTorch's channels_last (NHWC) memory format, as NVIDIA's recipes "
                 "train: convolutions, pooling and batch norm on cuDNN's NHWC kernels (GPUs; "
@@ -87,8 +89,18 @@ Result<LoweringOptions> ResolveLowering(const LoweringFlags& f, const Model& mod
   if (f.channels_last && !gpu)
     return Status::InvalidArgument(
         "--channels-last: the NHWC memory format is modelled on GPUs only");
-  Result<RnnLowering> rnn = ParseRnnLowering(f.rnn.empty() ? (gpu ? "fused" : "unrolled") : f.rnn);
+  const bool aten =
+      !gpu && !f.no_aten && (*precision == DType::kFloat32 || *precision == DType::kBFloat16);
+  // Recurrent layers: cuDNN's on a GPU; on a CPU PyTorch's own (at::lstm, at::gru) where the step
+  // runs PyTorch's kernels, else unrolled.
+  const char* default_rnn = gpu ? "fused" : aten ? "aten" : "unrolled";
+  Result<RnnLowering> rnn = ParseRnnLowering(f.rnn.empty() ? default_rnn : f.rnn);
   if (!rnn.ok()) return rnn.status().WithContext("--rnn");
+  if (*rnn == RnnLowering::kAten && (gpu || !aten))
+    return Status::InvalidArgument(
+               "aten: PyTorch's own recurrent layers are timed on a CPU, in fp32 or bf16, "
+               "without --no-aten")
+        .WithContext("--rnn");
   if (optimizer_name) *optimizer_name = name;
   return LoweringOptions{
       .batch = batch,
@@ -98,8 +110,7 @@ Result<LoweringOptions> ResolveLowering(const LoweringFlags& f, const Model& mod
       .rnn = *rnn,
       .framework_reorders = !gpu && !f.no_reorders,
       .separate_conv_bias = gpu,
-      .aten_kernels =
-          !gpu && !f.no_aten && (*precision == DType::kFloat32 || *precision == DType::kBFloat16),
+      .aten_kernels = aten,
       .aten_batch_norm = gpu && !f.no_aten && !amp &&
                          (*precision == DType::kBFloat16 || *precision == DType::kFloat16),
       .amp = amp,

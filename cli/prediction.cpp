@@ -154,6 +154,30 @@ Result<Prediction> Predictor::PredictMeasured(const PredictionRequest& r, const 
   EPOCHCOST_RETURN_IF_ERROR(ResolveSizes(r, model, &p));
   Result<const LoweredStep*> step = caches_[r.model].Get(model, p.lowering);
   if (!step.ok()) return step.status();
+  // A profile that timed this step's recurrent layers call by call (before PyTorch's own layer
+  // was timed whole, or with --rnn unrolled) and not whole predicts them as it measured them,
+  // where --rnn names no lowering.
+  auto whole_layers_missing = [&] {
+    profiles_->SelectDevice(device);
+    for (const StepOp& op : (*step)->train.ops)
+      if ((op.signature.kind == OpKind::kRnnFwd || op.signature.kind == OpKind::kRnnBwd) &&
+          !profiles_->Find(op.signature, RowThreads(op, p.threads)))
+        return true;
+    return false;
+  };
+  if (r.lowering.rnn.empty() && p.lowering.rnn == RnnLowering::kAten && whole_layers_missing()) {
+    bool unrolled = true;
+    LoweringOptions by_call = p.lowering;
+    by_call.rnn = RnnLowering::kUnrolled;
+    Result<const LoweredStep*> by_calls = caches_[r.model].Get(model, by_call);
+    if (!by_calls.ok()) return by_calls.status();
+    for (const StepOp& op : (*by_calls)->train.ops)
+      unrolled = unrolled && profiles_->Find(op.signature, RowThreads(op, p.threads)).has_value();
+    if (unrolled) {
+      p.lowering = by_call;
+      step = by_calls;
+    }
+  }
   p.distinct_ops = (*step)->train.ops.size();
 
   // The per-op overhead: given, else a calibration's, else what a call costs on this CPU: for a

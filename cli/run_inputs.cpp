@@ -38,7 +38,8 @@ void AddRunInputOptions(CLI::App* app, RunInputs* in) {
   app->add_option("--precision", k.precision, "Keras logs: precision (default fp32)");
   app->add_option("--optimizer", k.optimizer, "Keras logs: optimizer (default: the model's)");
   app->add_option("--rnn", k.rnn,
-                  "Keras logs: how recurrent layers ran, unrolled or fused (default: as predict)");
+                  "Keras logs: how recurrent layers ran, aten, unrolled or fused (default: as "
+                  "predict)");
   app->add_option("--isa", k.isa,
                   "Keras logs: the vector instructions the framework was built for (default "
                   "native)");

@@ -78,6 +78,10 @@ class Lowerer {
   // Dims the forward and backward ops of a layer share.
   Dims DenseDims(int i) const;
   Dims NormDims(int i) const;
+  // A whole recurrent layer's op; under RnnLowering::kAten also what PyTorch's layer runs back
+  // from (seq=1: the whole output sequence, else the last state) and whether its input needs the
+  // gradient (dx=1: autograd records the input's part forwards and computes it backwards); in a
+  // forward pass alone (evaluation), infer=1.
   Dims RnnDims(int i) const;
   Dims EmbeddingDims(int i) const;
   void Optimizers(int i);
@@ -305,11 +309,22 @@ Dims Lowerer::NormDims(int i) const {
 Dims Lowerer::RnnDims(int i) const {
   const LayerSpec& l = model_.layer(i);
   const Shape& s = InShape(i);
-  return {{"t", s.dims[0]},
-          {"mb", B()},
-          {"ic", s.dims[1]},
-          {"hc", l.units},
-          {"dirs", l.bidirectional ? 2 : 1}};
+  Dims d{{"t", s.dims[0]},
+         {"mb", B()},
+         {"ic", s.dims[1]},
+         {"hc", l.units},
+         {"dirs", l.bidirectional ? 2 : 1}};
+  if (o_.rnn != RnnLowering::kAten) return d;
+  d["aten"] = 1;
+  d["seq"] = l.rnn_output == RnnOutput::kSequence || l.rnn_output == RnnOutput::kOnnxY ? 1 : 0;
+  if (!o_.training) {  // evaluation runs under torch.no_grad(): autograd records nothing
+    d["infer"] = 1;
+    return d;
+  }
+  bool data_grad = false;
+  for (int q : model_.inputs(i)) data_grad = data_grad || needs_grad_[q];
+  d["dx"] = data_grad ? 1 : 0;
+  return d;
 }
 
 Dims Lowerer::EmbeddingDims(int i) const {
@@ -710,6 +725,18 @@ std::vector<int64_t> Lowerer::ParamTensors(int i) const {
   const LayerCounts c = CountLayer(l, in, model_.output_shape(i));
   std::vector<int64_t> tensors;
   if (c.trainable_params == 0) return tensors;
+  if ((l.kind == LayerKind::kLstm || l.kind == LayerKind::kGru) && o_.rnn == RnnLowering::kAten) {
+    // Per direction the input weights, the recurrent weights, and each bias set, as nn.LSTM
+    // holds them (weight_ih, weight_hh, bias_ih, bias_hh). The other lowerings keep one tensor
+    // per layer, as the profiles measured before this one were lowered.
+    const int64_t gates = (l.kind == LayerKind::kLstm ? 4 : 3) * l.units;
+    for (int d = 0; d < (l.bidirectional ? 2 : 1); ++d) {
+      tensors.push_back(gates * InShape(i).dims[1]);
+      tensors.push_back(gates * l.units);
+      for (int b = 0; b < l.bias_sets; ++b) tensors.push_back(gates);
+    }
+    return tensors;
+  }
   int64_t bias = 0;
   switch (l.kind) {
     case LayerKind::kDense:

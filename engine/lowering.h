@@ -23,9 +23,13 @@ Result<Optimizer> ParseOptimizer(std::string_view name);
 
 // How recurrent layers run. Frameworks' CPU training (PyTorch 1.x, Keras LSTM implementation 2)
 // loops over time steps: one input projection for the whole sequence, then per step a hidden
-// projection and the cell's element-wise ops, and the same backwards. oneDNN (and cuDNN) run the
-// whole layer as one fused primitive.
-enum class RnnLowering { kUnrolled, kFused };
+// projection and the cell's element-wise ops, and the same backwards (kUnrolled: each of those
+// calls an op of its own). oneDNN (and cuDNN) run the whole layer as one fused primitive
+// (kFused). kAten is PyTorch's own loop, at::lstm and at::gru, as one op each way (`rnn_fwd`,
+// `rnn_bwd` with aten=1), timed whole through libtorch (profiler/cpu/torch_kernels.h): its
+// per-step calls, their dispatch and autograd's work, and the tensors they pass each other, as
+// PyTorch runs them.
+enum class RnnLowering { kUnrolled, kFused, kAten };
 
 std::string_view RnnLoweringName(RnnLowering r);
 Result<RnnLowering> ParseRnnLowering(std::string_view name);  // unrolled, fused

@@ -21,14 +21,23 @@ constexpr std::array<std::pair<Optimizer, std::string_view>, 5> kOptimizers = {{
 }  // namespace
 
 std::string_view RnnLoweringName(RnnLowering r) {
-  return r == RnnLowering::kFused ? "fused" : "unrolled";
+  switch (r) {
+    case RnnLowering::kUnrolled:
+      return "unrolled";
+    case RnnLowering::kFused:
+      return "fused";
+    case RnnLowering::kAten:
+      return "aten";
+  }
+  return "?";
 }
 
 Result<RnnLowering> ParseRnnLowering(std::string_view name) {
   if (name == "unrolled") return RnnLowering::kUnrolled;
   if (name == "fused") return RnnLowering::kFused;
+  if (name == "aten") return RnnLowering::kAten;
   return Status::InvalidArgument("unknown RNN lowering '" + std::string(name) +
-                                 "' (expected unrolled or fused)");
+                                 "' (expected unrolled, fused or aten)");
 }
 
 std::optional<DType> AutocastType(std::string_view precision) {

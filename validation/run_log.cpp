@@ -122,7 +122,7 @@ Result<RunLog> ParseRunLog(std::string_view text, const std::string& origin, boo
     run.optimizer = field("optimizer");
     run.rnn = field("rnn");
     if (!run.rnn.empty() && !ParseRnnLowering(run.rnn).ok())
-      return Status::InvalidArgument("rnn '" + run.rnn + "' is not unrolled or fused");
+      return Status::InvalidArgument("rnn '" + run.rnn + "' is not aten, unrolled or fused");
     const std::string layout = field("layout");
     if (!layout.empty() && layout != "nchw" && layout != "nhwc")
       return Status::InvalidArgument("layout '" + layout + "' is not nchw or nhwc");

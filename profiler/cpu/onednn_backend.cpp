@@ -443,11 +443,14 @@ void ReadBuffers(const Prepared& p) {
 Result<CpuCall> MakeCpuCall(const OpSignature& sig, const dnnl::engine& engine,
                             dnnl::stream& stream) {
   if (TorchTimes(sig)) {  // PyTorch's own kernel where the ATen module is there, else a stand-in
-    Result<std::function<void()>> run = TorchKernel(sig);
-    if (run.ok()) return CpuCall{*run, nullptr, TorchNote()};
-    if (run.status().code() != StatusCode::kUnsupported) return run.status();
+    Result<TorchCall> call = TorchKernel(sig);
+    if (call.ok()) return CpuCall{call->run, call->before, TorchNote()};
+    if (call.status().code() != StatusCode::kUnsupported) return call.status();
   }
-  if (sig.dim("aten") != 0) {
+  // Without the module a whole recurrent layer (aten=1) is timed as oneDNN's RNN primitive: the
+  // same layer's products and cells, not ATen's calls for them (torch_kernels.h).
+  const bool rnn = sig.kind == OpKind::kRnnFwd || sig.kind == OpKind::kRnnBwd;
+  if (sig.dim("aten") != 0 && !rnn) {
     Result<AtenCall> call = AtenKernel(sig);
     if (!call.ok()) return call.status();
     return CpuCall{call->run, call->before, ""};
@@ -485,8 +488,18 @@ class CpuBackend : public Backend {
     if (!call.ok()) return call.status();
     // Every other op of an f32 step runs beside OpenBLAS's polling workers (null at one thread).
     // A bf16 step has no BLAS products (PyTorch hands them to oneDNN), so its workers sleep.
+    // An ATen-module call's `before` only readies it (TorchCall), so the workers poll after it.
     std::function<void()> before = call->before;
-    if (!before && sig.dtype == DType::kFloat32) before = BlasWorkersPolling();
+    if (sig.dtype == DType::kFloat32 && (!before || TorchTimes(sig))) {
+      std::function<void()> polling = BlasWorkersPolling();  // null at one thread
+      if (!before)
+        before = polling;
+      else if (polling)
+        before = [ready = before, polling] {
+          ready();
+          polling();
+        };
+    }
     try {
       Measurement m = TimeRuns(call->run, options, before);
       m.note = call->note;
@@ -534,7 +547,8 @@ Result<StepReplay> ReplayCpuStep(const std::vector<OpSignature>& ops,
   // A framework gives each call tensors of its own: an unrolled recurrent cell's 40 gate sums read
   // 40 slices of the input projection, written long before. So the k-th call of an op runs on the
   // k-th of its instances (each with its own buffers; ReplayInstances), reused in turn.
-  const std::vector<int> instances = ReplayInstances(ops, sequence, kReplayInstanceBytes);
+  const char* hack = std::getenv("EPOCHCOST_REPLAY_BYTES");
+  const std::vector<int> instances = ReplayInstances(ops, sequence, hack ? std::atof(hack) : kReplayInstanceBytes);
   std::vector<std::vector<CpuCall>> calls(ops.size());
   for (size_t i = 0; i < ops.size(); ++i) {
     const OpSignature& sig = ops[i];

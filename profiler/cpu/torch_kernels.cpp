@@ -17,6 +17,7 @@ constexpr const char* kModuleName = "libepochcost-torch.so";
 
 struct Module {
   decltype(&epochcost_torch_make) make = nullptr;
+  decltype(&epochcost_torch_prepare) prepare = nullptr;
   decltype(&epochcost_torch_run) run = nullptr;
   decltype(&epochcost_torch_free) free = nullptr;
   std::string version;
@@ -47,11 +48,13 @@ Result<const Module*> LoadModule() {
                       (e ? std::string(e) : path + ": not found"));
     }
     module.make = reinterpret_cast<decltype(module.make)>(dlsym(lib, "epochcost_torch_make"));
+    module.prepare =
+        reinterpret_cast<decltype(module.prepare)>(dlsym(lib, "epochcost_torch_prepare"));
     module.run = reinterpret_cast<decltype(module.run)>(dlsym(lib, "epochcost_torch_run"));
     module.free = reinterpret_cast<decltype(module.free)>(dlsym(lib, "epochcost_torch_free"));
     auto version =
         reinterpret_cast<decltype(&epochcost_torch_version)>(dlsym(lib, "epochcost_torch_version"));
-    if (!module.make || !module.run || !module.free || !version)
+    if (!module.make || !module.prepare || !module.run || !module.free || !version)
       return unusable(path + " lacks the epochcost_torch_* functions");
     module.version = version();
     return Status::Ok();
@@ -60,16 +63,20 @@ Result<const Module*> LoadModule() {
   return &module;
 }
 
-// The module's kernel for `r`, run until the last copy of the function goes; Unsupported, naming
-// `what`, where the module cannot make it.
-Result<std::function<void()>> MakeKernel(const Module& module, const EpochcostTorchRequest& r,
-                                         const std::string& what) {
+// The module's kernel for `r`, run until the last copy of its functions goes; Unsupported,
+// naming `what`, where the module cannot make it.
+Result<TorchCall> MakeKernel(const Module& module, const EpochcostTorchRequest& r,
+                             const std::string& what) {
   char why[256] = "";
   void* kernel = module.make(&r, why, sizeof why);
   if (!kernel) return Status::Unsupported(what + ": ATen: " + why);
   const Module* m = &module;
   std::shared_ptr<void> owned(kernel, m->free);
-  return std::function<void()>([m, owned] { m->run(owned.get()); });
+  const bool readies =
+      (r.op == kEpochcostTorchRnnFwd || r.op == kEpochcostTorchRnnBwd) && !r.inference;
+  return TorchCall{[m, owned] { m->run(owned.get()); },
+                   readies ? std::function<void()>([m, owned] { m->prepare(owned.get()); })
+                           : nullptr};
 }
 
 }  // namespace
@@ -77,10 +84,12 @@ Result<std::function<void()>> MakeKernel(const Module& module, const EpochcostTo
 bool TorchTimes(const OpSignature& sig) {
   if (sig.dtype != DType::kFloat32 && sig.dtype != DType::kBFloat16) return false;
   return sig.kind == OpKind::kEmbeddingFwd || sig.kind == OpKind::kEmbeddingBwd ||
-         (sig.kind == OpKind::kOptimizer && sig.dim("aten") != 0);
+         ((sig.kind == OpKind::kOptimizer || sig.kind == OpKind::kRnnFwd ||
+           sig.kind == OpKind::kRnnBwd) &&
+          sig.dim("aten") != 0);
 }
 
-Result<std::function<void()>> TorchKernel(const OpSignature& sig) {
+Result<TorchCall> TorchKernel(const OpSignature& sig) {
   if (!TorchTimes(sig)) return Status::Unsupported(sig.ToString() + ": not an ATen-module op");
   Result<const Module*> module = LoadModule();
   if (!module.ok()) return module.status();
@@ -93,6 +102,21 @@ Result<std::function<void()>> TorchKernel(const OpSignature& sig) {
     if (passes.empty()) return Status::Unsupported(sig.ToString() + ": no such torch.optim update");
     r.passes = passes.data();
     r.pass_count = static_cast<int>(passes.size());
+  } else if (sig.kind == OpKind::kRnnFwd || sig.kind == OpKind::kRnnBwd) {
+    if (sig.alg != "lstm" && sig.alg != "gru")
+      return Status::Unsupported(sig.ToString() + ": ATen runs lstm and gru layers");
+    r.op = sig.kind == OpKind::kRnnFwd ? kEpochcostTorchRnnFwd : kEpochcostTorchRnnBwd;
+    r.steps = sig.dim("t");
+    r.batch = sig.dim("mb");
+    r.features = sig.dim("ic");
+    r.hidden = sig.dim("hc");
+    r.directions = sig.dim("dirs", 1);
+    r.gru = sig.alg == "gru";
+    r.sequence = static_cast<int>(sig.dim("seq"));
+    r.input_grad = static_cast<int>(sig.dim("dx"));
+    r.inference = static_cast<int>(sig.dim("infer"));
+    if (r.inference && r.op == kEpochcostTorchRnnBwd)
+      return Status::Unsupported(sig.ToString() + ": infer=1 is a forward pass's");
   } else {
     r.op = sig.kind == OpKind::kEmbeddingFwd ? kEpochcostTorchEmbeddingFwd
                                              : kEpochcostTorchEmbeddingBwd;
@@ -110,7 +134,9 @@ Result<std::function<void()>> TorchAutogradChain(int64_t ops) {
   EpochcostTorchRequest r{};
   r.op = kEpochcostTorchAutogradChain;
   r.n = ops / 2 - 1;  // n products and the sum, forward and back: 2 (n + 1) calls
-  return MakeKernel(**module, r, "autograd chain");
+  Result<TorchCall> call = MakeKernel(**module, r, "autograd chain");
+  if (!call.ok()) return call.status();
+  return call->run;
 }
 
 Status CheckNamedTorchModule() {

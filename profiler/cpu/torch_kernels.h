@@ -5,10 +5,13 @@
 //                                  what PyTorch runs for a dense nn.Embedding
 //   optimizer alg=A aten=1         torch.optim's for-loop update as the ATen calls it makes,
 //                                  pass by pass (engine/eager_optimizer.h), temporaries included
+//   rnn_fwd, rnn_bwd aten=1        nn.LSTM's and nn.GRU's layer (at::lstm, at::gru: ATen's C++
+//                                  loop over the time steps, each call through the dispatcher
+//                                  and autograd) and its backward pass through autograd's engine
 //
 // Where the module is not there (built without libtorch-dev, or EPOCHCOST_TORCH=off), these ops
-// are timed by the project's stand-ins (own_kernels.h, aten_kernels.h), which follow the same
-// passes, not their cost: ATen's dense embedding gradient adds each looked-up row through its
+// are timed by the project's stand-ins (own_kernels.h, aten_kernels.h; for a recurrent layer,
+// oneDNN's RNN primitive), which follow the same passes, not their cost: ATen's dense embedding gradient adds each looked-up row through its
 // element-wise machinery (TensorIterator) where the stand-in runs a plain loop, and its passes
 // over large tensors ran 1.06-1.4x the stand-in's loops on the Intel VM of 2026-11-28
 // (docs/accuracy.md, "The Intel VM a day later").
@@ -23,14 +26,22 @@
 
 namespace epochcost::profiler {
 
-// Whether the module times `sig` (its kind, and aten=1 for an update; f32 or bf16).
+// Whether the module times `sig` (its kind, and aten=1 for an update or a recurrent layer; f32
+// or bf16).
 bool TorchTimes(const OpSignature& sig);
+
+// A call through the module: `run` is what is timed; `before`, untimed before each run timed
+// alone, readies it (a recurrent layer's backward pass runs the forward pass that it runs back).
+struct TorchCall {
+  std::function<void()> run;
+  std::function<void()> before;
+};
 
 // The call for `sig` through the module, or why there is none: Unsupported where the module is
 // absent (not built, not found where the build put it, or EPOCHCOST_TORCH=off) or cannot run
 // `sig`, and the stand-ins time it; NotFound where $EPOCHCOST_TORCH_MODULE names a file that is
 // not a usable module.
-Result<std::function<void()>> TorchKernel(const OpSignature& sig);
+Result<TorchCall> TorchKernel(const OpSignature& sig);
 
 // A run of the framework's own work for `ops` op calls through the module: a chain of ops / 2 - 1
 // products of four values and their sum, recorded by autograd, and its backward pass

@@ -9,15 +9,22 @@
 #include <torch/version.h>
 
 #include <array>
+#include <cmath>
 #include <cstdio>
+#include <deque>
 #include <exception>
 #include <functional>
+#include <map>
+#include <memory>
+#include <mutex>
+#include <tuple>
 #include <vector>
 
 namespace {
 
 struct Kernel {
   std::function<void()> run;
+  std::function<void()> prepare;  // may be empty
 };
 
 // ATen sets the calling thread's OpenMP count to every core the first time that thread calls
@@ -85,6 +92,106 @@ std::function<void()> AutogradChain(int64_t n) {
     y.sum().backward();
     x.mutable_grad().reset();
   };
+}
+
+// A recurrent layer as nn.LSTM and nn.GRU (batch_first, one layer, both bias sets) run it in
+// training: zero initial states, at::lstm or at::gru, and the output the model reads (the whole
+// sequence, or each direction's last hidden state concatenated, as tools/reference/torch_step.py
+// builds the zoo's layers).
+struct RnnLayer {
+  at::Tensor x;
+  std::vector<at::Tensor> params;  // per direction: w_ih, w_hh, b_ih, b_hh
+  int64_t directions, batch, hidden;
+  bool gru, sequence;
+
+  at::Tensor Forward() const {
+    const at::TensorOptions o = x.options().requires_grad(false);
+    at::Tensor h0 = at::zeros({directions, batch, hidden}, o);
+    at::Tensor y, h;
+    if (gru) {
+      std::tie(y, h) = at::gru(x, h0, params, true, 1, 0.0, true, directions == 2, true);
+    } else {
+      at::Tensor c0 = at::zeros({directions, batch, hidden}, o);
+      at::Tensor c;
+      std::tie(y, h, c) = at::lstm(x, {h0, c0}, params, true, 1, 0.0, true, directions == 2, true);
+    }
+    if (sequence) return y;
+    std::vector<at::Tensor> last;
+    for (int64_t d = 0; d < directions; ++d) last.push_back(h[d]);
+    return at::cat(last, 1);
+  }
+};
+
+// The outputs (and so the autograd graphs) of a layer's forward calls that its backward call has
+// not yet run back, one queue per layer shape: inside a replayed step the forward kernel leaves
+// its output here and the backward kernel, a kernel of its own, takes it.
+using Graphs = std::deque<at::Tensor>;
+std::shared_ptr<Graphs> GraphsOf(const EpochcostTorchRequest& r) {
+  static std::mutex mutex;
+  static std::map<std::array<int64_t, 8>, std::shared_ptr<Graphs>> queues;
+  const std::array<int64_t, 8> key{r.steps, r.batch,       r.features, r.hidden,
+                                   r.directions, r.gru, r.sequence, r.input_grad};
+  std::lock_guard<std::mutex> lock(mutex);
+  std::shared_ptr<Graphs>& q = queues[key];
+  if (!q) q = std::make_shared<Graphs>();
+  return q;
+}
+
+// A forward kernel keeps at most this many graphs for the backward kernel; a forward call timed
+// alone, whose graphs no backward call takes, drops them in its untimed prepare.
+constexpr size_t kMaxGraphs = 16;
+
+Kernel Rnn(const EpochcostTorchRequest& r, bool backward) {
+  auto layer = std::make_shared<RnnLayer>();
+  const at::TensorOptions o = Options(r);
+  const int64_t gates = r.gru ? 3 : 4;
+  const double bound = 1.0 / std::sqrt(static_cast<double>(r.hidden));  // nn.LSTM's init
+  layer->x = at::rand({r.batch, r.steps, r.features}, o).sub_(0.5);
+  if (r.input_grad) layer->x.set_requires_grad(true);
+  for (int64_t d = 0; d < r.directions; ++d)
+    for (const std::vector<int64_t>& shape :
+         {std::vector<int64_t>{gates * r.hidden, r.features}, {gates * r.hidden, r.hidden},
+          {gates * r.hidden}, {gates * r.hidden}})
+      layer->params.push_back(
+          at::rand(shape, o).mul_(2 * bound).sub_(bound).set_requires_grad(true));
+  layer->directions = r.directions;
+  layer->batch = r.batch;
+  layer->hidden = r.hidden;
+  layer->gru = r.gru != 0;
+  layer->sequence = r.sequence != 0;
+  if (r.inference) {
+    for (at::Tensor& p : layer->params) p.set_requires_grad(false);
+    layer->x.set_requires_grad(false);
+    layer->Forward();
+    return {[layer] {
+              at::NoGradGuard no_grad;
+              layer->Forward();
+            },
+            nullptr};
+  }
+  std::shared_ptr<Graphs> graphs = GraphsOf(r);
+  if (!backward) {
+    layer->Forward();  // throws here, where make reports it, if ATen cannot run the layer
+    return {[layer, graphs] {
+              graphs->push_back(layer->Forward());
+              if (graphs->size() > kMaxGraphs) graphs->pop_front();
+            },
+            [graphs] { graphs->clear(); }};
+  }
+  auto grad = std::make_shared<at::Tensor>(at::full_like(layer->Forward(), 0.01));
+  return {[layer, graphs, grad] {
+            if (graphs->empty()) graphs->push_back(layer->Forward());
+            at::Tensor out = std::move(graphs->back());
+            graphs->pop_back();
+            // zero_grad(set_to_none) leaves no gradient to add to: AccumulateGrad's sums are the
+            // update's passes (engine/eager_optimizer.h).
+            for (at::Tensor& p : layer->params) p.mutable_grad().reset();
+            if (layer->x.requires_grad()) layer->x.mutable_grad().reset();
+            out.backward(*grad);
+          },
+          [layer, graphs] {
+            if (graphs->empty()) graphs->push_back(layer->Forward());
+          }};
 }
 
 using epochcost::EagerOp;
@@ -164,7 +271,7 @@ extern "C" void* epochcost_torch_make(const EpochcostTorchRequest* request, char
   try {
     KeepFreedMemory();
     KeepProfilerThreads();
-    std::function<void()> run;
+    std::function<void()> run, prepare;
     switch (r.op) {
       case kEpochcostTorchEmbeddingFwd:
       case kEpochcostTorchEmbeddingBwd:
@@ -193,18 +300,42 @@ extern "C" void* epochcost_torch_make(const EpochcostTorchRequest* request, char
         }
         run = AutogradChain(r.n);
         break;
+      case kEpochcostTorchRnnFwd:
+      case kEpochcostTorchRnnBwd: {
+        if (r.steps <= 0 || r.batch <= 0 || r.features <= 0 || r.hidden <= 0 ||
+            (r.directions != 1 && r.directions != 2)) {
+          std::snprintf(why, why_size,
+                        "a recurrent layer needs positive steps, batch, features and hidden "
+                        "sizes, and 1 or 2 directions");
+          return nullptr;
+        }
+        Kernel k = Rnn(r, r.op == kEpochcostTorchRnnBwd);
+        run = std::move(k.run);
+        prepare = std::move(k.prepare);
+        break;
+      }
       default:
         std::snprintf(why, why_size, "unknown op %d", r.op);
         return nullptr;
     }
     return new Kernel{[run] {
-      KeepProfilerThreads();
-      run();
-    }};
+                        KeepProfilerThreads();
+                        run();
+                      },
+                      prepare ? std::function<void()>([prepare] {
+                        KeepProfilerThreads();
+                        prepare();
+                      })
+                              : nullptr};
   } catch (const std::exception& e) {
     std::snprintf(why, why_size, "%s", e.what());
     return nullptr;
   }
+}
+
+extern "C" void epochcost_torch_prepare(void* kernel) {
+  const Kernel* k = static_cast<Kernel*>(kernel);
+  if (k->prepare) k->prepare();
 }
 
 extern "C" void epochcost_torch_run(void* kernel) { static_cast<Kernel*>(kernel)->run(); }

@@ -16,12 +16,16 @@ extern "C" {
 // What the module times: an embedding's forward (at::embedding) and its dense gradient
 // (at::embedding_dense_backward, what autograd calls for a dense embedding), torch.optim's
 // for-loop update written out as passes, and a chain of `n` element-wise products of four values
-// recorded by autograd and run back by its engine (the framework's cost per op call).
+// recorded by autograd and run back by its engine (the framework's cost per op call), and a
+// recurrent layer as nn.LSTM and nn.GRU run it (at::lstm, at::gru: ATen's loop over the time
+// steps, every call recorded by autograd) and its backward pass through autograd's engine.
 enum EpochcostTorchOp {
   kEpochcostTorchEmbeddingFwd = 0,
   kEpochcostTorchEmbeddingBwd = 1,
   kEpochcostTorchOptimizer = 2,
   kEpochcostTorchAutogradChain = 3,
+  kEpochcostTorchRnnFwd = 4,
+  kEpochcostTorchRnnBwd = 5,
 };
 
 struct EpochcostTorchRequest {
@@ -31,11 +35,21 @@ struct EpochcostTorchRequest {
   int64_t rows, vocab, dim;            // embedding: looked-up rows, table rows, width
   const epochcost::EagerPass* passes;  // optimizer: its passes, in order
   int pass_count;
+  // rnn: batch-first input (batch, steps, features); gru 0 is an LSTM; sequence 1 when the model
+  // reads the whole output sequence (else the last hidden state of each direction, concatenated);
+  // input_grad 1 when the layer's input needs its gradient; inference 1 for a forward pass
+  // under torch.no_grad() (evaluation: nothing recorded for a backward pass).
+  int64_t steps, batch, features, hidden, directions;
+  int gru, sequence, input_grad, inference;
 };
 
 // A kernel for `request`, run by epochcost_torch_run until epochcost_torch_free; null, with the
-// reason in `why`, where the module cannot make it.
+// reason in `why`, where the module cannot make it. epochcost_torch_prepare readies one timed
+// run of a kernel measured alone, untimed: a recurrent layer's backward pass needs the graph of a
+// forward pass (inside a replayed step the forward call before leaves it), and a forward pass
+// alone drops the graphs its runs left (in a step the backward pass frees each as it goes).
 void* epochcost_torch_make(const EpochcostTorchRequest* request, char* why, size_t why_size);
+void epochcost_torch_prepare(void* kernel);
 void epochcost_torch_run(void* kernel);
 void epochcost_torch_free(void* kernel);
 // The libtorch version the module was built against, "1.13.0".

@@ -255,7 +255,7 @@ TEST(LoweringTest, BadOptions) {
   EXPECT_EQ(Lower(*m, {.batch = kMaxBatch + 1}).status().message(),
             "batch must be from 1 to 16777216, got 16777217");
   EXPECT_EQ(ParseRnnLowering("looped").status().message(),
-            "unknown RNN lowering 'looped' (expected unrolled or fused)");
+            "unknown RNN lowering 'looped' (expected unrolled, fused or aten)");
   EXPECT_EQ(ParseOptimizer("lamb").status().message(),
             "unknown optimizer 'lamb' (expected sgd, momentum, rmsprop, adam or adadelta)");
 }

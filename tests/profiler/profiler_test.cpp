@@ -242,7 +242,7 @@ TEST(CpuBackendTest, RunsItsOwnAndATenKernelsInBf16) {
 // f32 and bf16, and nothing else; the CPU backend then notes "ATen (libtorch VERSION)".
 TEST(TorchKernelTest, TimesEmbeddingsAndUpdatesWithATenWhereBuilt) {
   const OpSignature gradient = *OpSignature::Parse("embedding_bwd dt=f32 dim=8 rows=64 vocab=100");
-  Result<std::function<void()>> probe = TorchKernel(gradient);
+  Result<TorchCall> probe = TorchKernel(gradient);
   if (!probe.ok()) GTEST_SKIP() << "skipped, no ATen module: " << probe.status().message();
   EXPECT_FALSE(TorchTimes(*OpSignature::Parse("optimizer dt=f32 alg=adam n=100")));  // oneDNN's
   EXPECT_FALSE(TorchTimes(*OpSignature::Parse("eltwise_fwd dt=f32 alg=relu n=100")));
@@ -257,10 +257,11 @@ TEST(TorchKernelTest, TimesEmbeddingsAndUpdatesWithATenWhereBuilt) {
     for (const std::string& line : lines) {
       const OpSignature sig = *OpSignature::Parse(line);
       EXPECT_TRUE(TorchTimes(sig)) << line;
-      Result<std::function<void()>> run = TorchKernel(sig);
-      ASSERT_TRUE(run.ok()) << line << ": " << run.status().message();
-      (*run)();
-      (*run)();
+      Result<TorchCall> call = TorchKernel(sig);
+      ASSERT_TRUE(call.ok()) << line << ": " << call.status().message();
+      EXPECT_FALSE(call->before) << line;  // nothing to ready
+      call->run();
+      call->run();
       // ATen keeps the thread count the profiler set.
       EXPECT_EQ(omp_get_max_threads(), threads) << line;
     }

@@ -161,7 +161,7 @@ TEST(RunLogTest, MissingColumnIsAnError) {
       "m,t,1,1,1,f,static\n",
       "r.csv", false);
   ASSERT_FALSE(rnn.ok());
-  EXPECT_EQ(rnn.status().message(), "r.csv:2: rnn 'static' is not unrolled or fused");
+  EXPECT_EQ(rnn.status().message(), "r.csv:2: rnn 'static' is not aten, unrolled or fused");
   Result<RunLog> isa = ParseRunLog(
       "model,target,batch,samples,seconds_per_epoch,framework,isa\n"
       "m,t,1,1,1,f,avx2\n"
