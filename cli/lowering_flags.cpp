@@ -91,10 +91,9 @@ Result<LoweringOptions> ResolveLowering(const LoweringFlags& f, const Model& mod
         "--channels-last: the NHWC memory format is modelled on GPUs only");
   const bool aten =
       !gpu && !f.no_aten && (*precision == DType::kFloat32 || *precision == DType::kBFloat16);
-  // Recurrent layers: cuDNN's on a GPU; on a CPU PyTorch's own (at::lstm, at::gru) where the step
-  // runs PyTorch's kernels, else unrolled.
-  const char* default_rnn = gpu ? "fused" : aten ? "aten" : "unrolled";
-  Result<RnnLowering> rnn = ParseRnnLowering(f.rnn.empty() ? default_rnn : f.rnn);
+  // Recurrent layers: cuDNN's on a GPU, unrolled on a CPU (PrefersWholeRnn says where PyTorch's
+  // own layer, timed whole, replaces that).
+  Result<RnnLowering> rnn = ParseRnnLowering(f.rnn.empty() ? (gpu ? "fused" : "unrolled") : f.rnn);
   if (!rnn.ok()) return rnn.status().WithContext("--rnn");
   if (*rnn == RnnLowering::kAten && (gpu || !aten))
     return Status::InvalidArgument(
@@ -116,6 +115,10 @@ Result<LoweringOptions> ResolveLowering(const LoweringFlags& f, const Model& mod
       .amp = amp,
       .amp_rnn16 = gpu,
       .channels_last = f.channels_last};
+}
+
+bool PrefersWholeRnn(const LoweringFlags& f, const LoweringOptions& o) {
+  return f.rnn.empty() && o.aten_kernels && o.rnn == RnnLowering::kUnrolled;
 }
 
 Result<EpochSizes> ResolveEpochSizes(const Model& model, int64_t batch, int64_t samples,

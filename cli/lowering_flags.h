@@ -55,6 +55,13 @@ Result<LoweringOptions> ResolveLowering(const LoweringFlags& flags, const Model&
                                         int64_t batch, std::string* optimizer_name = nullptr,
                                         LoweringTarget target = LoweringTarget::kCpu);
 
+// Whether a step lowered with `o` from `flags` (no --rnn, PyTorch's CPU kernels) should time its
+// recurrent layers as PyTorch's own (RnnLowering::kAten) where they can be: `profile` measures
+// them so, and a prediction on a measured CPU uses them where its profile has every such row.
+// A CPU predicted by scaling keeps them unrolled: a whole layer's time is mostly PyTorch's work
+// per call, which no roofline carries to another CPU.
+bool PrefersWholeRnn(const LoweringFlags& flags, const LoweringOptions& o);
+
 // The batch and the samples of an epoch: the options where given (0 or negative: not given),
 // else the model's own training defaults. An error when neither gives training samples.
 struct EpochSizes {

@@ -139,6 +139,17 @@ Status Predictor::ResolveSizes(const PredictionRequest& r, const Model& model, P
   return Status::Ok();
 }
 
+namespace {
+
+bool HasRnn(const Model& model) {
+  for (int i = 0; i < model.size(); ++i)
+    if (model.layer(i).kind == LayerKind::kLstm || model.layer(i).kind == LayerKind::kGru)
+      return true;
+  return false;
+}
+
+}  // namespace
+
 Result<Prediction> Predictor::PredictMeasured(const PredictionRequest& r, const Model& model,
                                               const profiler::Fingerprint& device) {
   Prediction p;
@@ -154,28 +165,27 @@ Result<Prediction> Predictor::PredictMeasured(const PredictionRequest& r, const 
   EPOCHCOST_RETURN_IF_ERROR(ResolveSizes(r, model, &p));
   Result<const LoweredStep*> step = caches_[r.model].Get(model, p.lowering);
   if (!step.ok()) return step.status();
-  // A profile that timed this step's recurrent layers call by call (before PyTorch's own layer
-  // was timed whole, or with --rnn unrolled) and not whole predicts them as it measured them,
-  // where --rnn names no lowering.
-  auto whole_layers_missing = [&] {
+  // PyTorch's recurrent layers timed whole where this CPU's profile has them (PrefersWholeRnn),
+  // else call by call as lowered.
+  if (PrefersWholeRnn(r.lowering, p.lowering) && HasRnn(model)) {
+    LoweringOptions whole = p.lowering;
+    whole.rnn = RnnLowering::kAten;
+    Result<const LoweredStep*> layers = caches_[r.model].Get(model, whole);
+    if (!layers.ok()) return layers.status();
     profiles_->SelectDevice(device);
-    for (const StepOp& op : (*step)->train.ops)
-      if ((op.signature.kind == OpKind::kRnnFwd || op.signature.kind == OpKind::kRnnBwd) &&
-          !profiles_->Find(op.signature, RowThreads(op, p.threads)))
-        return true;
-    return false;
-  };
-  if (r.lowering.rnn.empty() && p.lowering.rnn == RnnLowering::kAten && whole_layers_missing()) {
-    bool unrolled = true;
-    LoweringOptions by_call = p.lowering;
-    by_call.rnn = RnnLowering::kUnrolled;
-    Result<const LoweredStep*> by_calls = caches_[r.model].Get(model, by_call);
-    if (!by_calls.ok()) return by_calls.status();
-    for (const StepOp& op : (*by_calls)->train.ops)
-      unrolled = unrolled && profiles_->Find(op.signature, RowThreads(op, p.threads)).has_value();
-    if (unrolled) {
-      p.lowering = by_call;
-      step = by_calls;
+    bool measured = true;
+    auto all_measured = [&](const StepOps& pass) {
+      for (const StepOp& op : pass.ops)
+        if ((op.signature.kind == OpKind::kRnnFwd || op.signature.kind == OpKind::kRnnBwd) &&
+            !profiles_->Find(op.signature, RowThreads(op, p.threads)))
+          return false;
+      return true;
+    };
+    measured =
+        all_measured((*layers)->train) && (p.val_samples == 0 || all_measured((*layers)->eval));
+    if (measured) {
+      p.lowering = whole;
+      step = layers;
     }
   }
   p.distinct_ops = (*step)->train.ops.size();

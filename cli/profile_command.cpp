@@ -127,6 +127,7 @@ Result<LoweredModel> LoadForProfile(const std::string& spec, const ProfileOption
   const int64_t batch = o.batch ? o.batch : std::max<int64_t>(model->info().training.batch, 1);
   Result<LoweringOptions> lowering = ResolveLowering(o.lowering, *model, batch, optimizer, target);
   if (!lowering.ok()) return lowering.status();
+  if (PrefersWholeRnn(o.lowering, *lowering)) lowering->rnn = RnnLowering::kAten;
   return LoweredModel{std::move(*model), *lowering};
 }
 

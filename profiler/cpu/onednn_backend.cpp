@@ -548,7 +548,8 @@ Result<StepReplay> ReplayCpuStep(const std::vector<OpSignature>& ops,
   // 40 slices of the input projection, written long before. So the k-th call of an op runs on the
   // k-th of its instances (each with its own buffers; ReplayInstances), reused in turn.
   const char* hack = std::getenv("EPOCHCOST_REPLAY_BYTES");
-  const std::vector<int> instances = ReplayInstances(ops, sequence, hack ? std::atof(hack) : kReplayInstanceBytes);
+  const std::vector<int> instances =
+      ReplayInstances(ops, sequence, hack ? std::atof(hack) : kReplayInstanceBytes);
   std::vector<std::vector<CpuCall>> calls(ops.size());
   for (size_t i = 0; i < ops.size(); ++i) {
     const OpSignature& sig = ops[i];

@@ -74,9 +74,9 @@ Result<TorchCall> MakeKernel(const Module& module, const EpochcostTorchRequest& 
   std::shared_ptr<void> owned(kernel, m->free);
   const bool readies =
       (r.op == kEpochcostTorchRnnFwd || r.op == kEpochcostTorchRnnBwd) && !r.inference;
-  return TorchCall{[m, owned] { m->run(owned.get()); },
-                   readies ? std::function<void()>([m, owned] { m->prepare(owned.get()); })
-                           : nullptr};
+  return TorchCall{
+      [m, owned] { m->run(owned.get()); },
+      readies ? std::function<void()>([m, owned] { m->prepare(owned.get()); }) : nullptr};
 }
 
 }  // namespace

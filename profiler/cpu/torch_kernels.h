@@ -11,10 +11,10 @@
 //
 // Where the module is not there (built without libtorch-dev, or EPOCHCOST_TORCH=off), these ops
 // are timed by the project's stand-ins (own_kernels.h, aten_kernels.h; for a recurrent layer,
-// oneDNN's RNN primitive), which follow the same passes, not their cost: ATen's dense embedding gradient adds each looked-up row through its
-// element-wise machinery (TensorIterator) where the stand-in runs a plain loop, and its passes
-// over large tensors ran 1.06-1.4x the stand-in's loops on the Intel VM of 2026-11-28
-// (docs/accuracy.md, "The Intel VM a day later").
+// oneDNN's RNN primitive), which follow the same passes, not their cost: ATen's dense embedding
+// gradient adds each looked-up row through its element-wise machinery (TensorIterator) where the
+// stand-in runs a plain loop, and its passes over large tensors ran 1.06-1.4x the stand-in's loops
+// on the Intel VM of 2026-11-28 (docs/accuracy.md, "The Intel VM a day later").
 #ifndef EPOCHCOST_PROFILER_CPU_TORCH_KERNELS_H_
 #define EPOCHCOST_PROFILER_CPU_TORCH_KERNELS_H_
 

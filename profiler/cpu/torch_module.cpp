@@ -129,8 +129,8 @@ using Graphs = std::deque<at::Tensor>;
 std::shared_ptr<Graphs> GraphsOf(const EpochcostTorchRequest& r) {
   static std::mutex mutex;
   static std::map<std::array<int64_t, 8>, std::shared_ptr<Graphs>> queues;
-  const std::array<int64_t, 8> key{r.steps, r.batch,       r.features, r.hidden,
-                                   r.directions, r.gru, r.sequence, r.input_grad};
+  const std::array<int64_t, 8> key{r.steps,      r.batch, r.features, r.hidden,
+                                   r.directions, r.gru,   r.sequence, r.input_grad};
   std::lock_guard<std::mutex> lock(mutex);
   std::shared_ptr<Graphs>& q = queues[key];
   if (!q) q = std::make_shared<Graphs>();
@@ -149,9 +149,10 @@ Kernel Rnn(const EpochcostTorchRequest& r, bool backward) {
   layer->x = at::rand({r.batch, r.steps, r.features}, o).sub_(0.5);
   if (r.input_grad) layer->x.set_requires_grad(true);
   for (int64_t d = 0; d < r.directions; ++d)
-    for (const std::vector<int64_t>& shape :
-         {std::vector<int64_t>{gates * r.hidden, r.features}, {gates * r.hidden, r.hidden},
-          {gates * r.hidden}, {gates * r.hidden}})
+    for (const std::vector<int64_t>& shape : {std::vector<int64_t>{gates * r.hidden, r.features},
+                                              {gates * r.hidden, r.hidden},
+                                              {gates * r.hidden},
+                                              {gates * r.hidden}})
       layer->params.push_back(
           at::rand(shape, o).mul_(2 * bound).sub_(bound).set_requires_grad(true));
   layer->directions = r.directions;
