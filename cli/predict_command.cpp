@@ -216,6 +216,7 @@ int PrintMeasured(const PredictOptions& o, const Prediction& p, const Result<Pat
     j["precision"] = PrecisionName(p.lowering);
     j["channels_last"] = p.lowering.channels_last;
     j["optimizer"] = p.optimizer;
+    if (p.model && HasRecurrentLayer(*p.model)) j["rnn"] = RnnLoweringName(p.lowering.rnn);
     j["per_op_overhead_seconds"] = p.overhead.seconds();
     if (p.framework_overhead) j["per_op_overhead_measured"] = profiler::kFrameworkCall;
     if (!p.framework_overhead_from.empty())
@@ -240,7 +241,7 @@ int PrintMeasured(const PredictOptions& o, const Prediction& p, const Result<Pat
             << PrecisionName(p.lowering) << (p.lowering.channels_last ? ", channels-last" : "")
             << ", " << p.optimizer << ", on " << o.request.on << " (" << p.device;
   if (!p.gpu) std::cout << ", " << p.threads << " thread" << (p.threads == 1 ? "" : "s");
-  std::cout << ")\n" << CalibrationLine(p);
+  std::cout << ")" << RecurrentText(p) << "\n" << CalibrationLine(p);
   std::snprintf(line, sizeof line,
                 "step %.3f ms (%zu distinct ops, per-op overhead %.1f us%s%s%s)\n"
                 "     %.3f to %.3f ms with every op at its own 10th to 90th percentile time\n",

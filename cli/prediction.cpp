@@ -139,16 +139,25 @@ Status Predictor::ResolveSizes(const PredictionRequest& r, const Model& model, P
   return Status::Ok();
 }
 
-namespace {
-
-bool HasRnn(const Model& model) {
+bool HasRecurrentLayer(const Model& model) {
   for (int i = 0; i < model.size(); ++i)
     if (model.layer(i).kind == LayerKind::kLstm || model.layer(i).kind == LayerKind::kGru)
       return true;
   return false;
 }
 
-}  // namespace
+std::string RecurrentText(const Prediction& p) {
+  if (!p.model || !HasRecurrentLayer(*p.model)) return "";
+  switch (p.lowering.rnn) {
+    case RnnLowering::kAten:
+      return ", recurrent layers as PyTorch's own (timed whole)";
+    case RnnLowering::kUnrolled:
+      return ", recurrent layers call by call";
+    case RnnLowering::kFused:
+      return ", recurrent layers fused";
+  }
+  return "";
+}
 
 Result<Prediction> Predictor::PredictMeasured(const PredictionRequest& r, const Model& model,
                                               const profiler::Fingerprint& device) {
@@ -167,7 +176,7 @@ Result<Prediction> Predictor::PredictMeasured(const PredictionRequest& r, const 
   if (!step.ok()) return step.status();
   // PyTorch's recurrent layers timed whole where this CPU's profile has them (PrefersWholeRnn),
   // else call by call as lowered.
-  if (PrefersWholeRnn(r.lowering, p.lowering) && HasRnn(model)) {
+  if (PrefersWholeRnn(r.lowering, p.lowering) && HasRecurrentLayer(model)) {
     LoweringOptions whole = p.lowering;
     whole.rnn = RnnLowering::kAten;
     Result<const LoweredStep*> layers = caches_[r.model].Get(model, whole);

@@ -18,6 +18,9 @@
 
 namespace epochcost::cli {
 
+// Whether `model` has an LSTM or GRU layer.
+bool HasRecurrentLayer(const Model& model);
+
 struct PredictionRequest {
   std::string model;  // zoo name or file
   std::string on = "local-cpu";
@@ -81,6 +84,10 @@ struct Prediction {
   // "gpu" or "cpu", as calibrations and validation reports name device kinds.
   const char* device_kind() const { return gpu ? "gpu" : "cpu"; }
 };
+
+// ", recurrent layers as PyTorch's own (timed whole)" (or call by call, or fused) for a model
+// with recurrent layers, after the prediction's header line; "" for others.
+std::string RecurrentText(const Prediction& p);
 
 class Predictor {
  public:

@@ -240,6 +240,44 @@ TEST(LoweringTest, RecurrentAndEmbeddingModels) {
   }
 }
 
+// PyTorch's own recurrent layer (kAten) is one op each way, carrying what its backward pass runs
+// back from and whether the input needs its gradient; its updates are nn.LSTM's tensors, per
+// direction the input weights, the recurrent weights and the bias (one set in this Keras model);
+// evaluation runs it under no_grad (infer=1).
+TEST(LoweringTest, PyTorchsRecurrentLayerIsOneOpEachWay) {
+  auto lower = [](const char* name, int64_t batch, Optimizer opt, bool training) {
+    Result<Model> m = LoadZooModel(name);
+    Result<StepOps> ops = Lower(*m, {.batch = batch,
+                                     .optimizer = opt,
+                                     .training = training,
+                                     .rnn = RnnLowering::kAten,
+                                     .aten_kernels = true});
+    EXPECT_TRUE(ops.ok()) << ops.status().message();
+    return *ops;
+  };
+  StepOps ops = lower("imdb_bidirectional_lstm", 32, Optimizer::kAdam, true);
+  std::vector<std::string> lstm;
+  for (const StepOp& op : ops.ops)
+    if (op.layers.front() == "lstm_1") lstm.push_back(op.signature.ToString());
+  EXPECT_EQ(lstm, (std::vector<std::string>{
+                      "rnn_fwd dt=f32 alg=lstm aten=1 dirs=2 dx=1 hc=64 ic=128 mb=32 seq=0 t=100",
+                      "rnn_bwd dt=f32 alg=lstm aten=1 dirs=2 dx=1 hc=64 ic=128 mb=32 seq=0 t=100",
+                      "optimizer dt=f32 alg=adam aten=1 n=32768",   // 256 x 128
+                      "optimizer dt=f32 alg=adam aten=1 n=16384",   // 256 x 64
+                      "optimizer dt=f32 alg=adam aten=1 n=256"}));  // the bias
+  for (const StepOp& op : ops.ops)
+    if (op.layers.front() == "lstm_1" && op.signature.kind == OpKind::kOptimizer)
+      EXPECT_EQ(op.count, 2) << op.signature.ToString();  // one each direction
+  // The first layer of lstm_text_generation reads the data: no input gradient.
+  StepOps text = lower("lstm_text_generation", 128, Optimizer::kRmsprop, true);
+  EXPECT_EQ(text.ops[0].signature.ToString(),
+            "rnn_fwd dt=f32 alg=lstm aten=1 dirs=1 dx=0 hc=128 ic=57 mb=128 seq=0 t=40");
+  StepOps eval = lower("imdb_bidirectional_lstm", 32, Optimizer::kAdam, false);
+  EXPECT_EQ(eval.ops[1].signature.ToString(),
+            "rnn_fwd dt=f32 alg=lstm aten=1 dirs=2 hc=64 ic=128 infer=1 mb=32 seq=0 t=100");
+  EXPECT_EQ(RnnLoweringName(*ParseRnnLowering("aten")), "aten");
+}
+
 TEST(LoweringTest, ForwardOnlyHasNoBackwardOrUpdates) {
   StepOps ops = LowerZoo("bert_base", 8, Optimizer::kAdam, /*training=*/false);
   EXPECT_EQ(Count(ops, OpKind::kOptimizer), 0);

@@ -236,6 +236,43 @@ TEST(CpuBackendTest, RunsItsOwnAndATenKernelsInBf16) {
   }
 }
 
+// nn.LSTM's and nn.GRU's layer through the module: the backward kernel runs back the graph the
+// forward kernel left (inside a replayed step) or, timed alone, one its `before` made; a forward
+// pass for evaluation records nothing and needs no readying.
+TEST(TorchKernelTest, TimesPyTorchsRecurrentLayerWhole) {
+  const std::string dims = " dirs=2 dx=1 hc=8 ic=4 mb=3 seq=0 t=5";
+  Result<TorchCall> fwd = TorchKernel(*OpSignature::Parse("rnn_fwd dt=f32 alg=lstm aten=1" + dims));
+  if (!fwd.ok()) GTEST_SKIP() << "skipped, no ATen module: " << fwd.status().message();
+  Result<TorchCall> bwd = TorchKernel(*OpSignature::Parse("rnn_bwd dt=f32 alg=lstm aten=1" + dims));
+  ASSERT_TRUE(bwd.ok()) << bwd.status().message();
+  ASSERT_TRUE(fwd->before && bwd->before);
+  fwd->run();  // leaves its graph
+  bwd->run();  // takes it
+  bwd->before();
+  bwd->run();
+  fwd->run();
+  fwd->before();  // drops the graph no backward call took
+  for (const char* line :
+       {"rnn_fwd dt=f32 alg=gru aten=1 dirs=1 dx=0 hc=8 ic=4 mb=3 seq=1 t=5",
+        "rnn_bwd dt=f32 alg=gru aten=1 dirs=1 dx=0 hc=8 ic=4 mb=3 seq=1 t=5",
+        "rnn_fwd dt=bf16 alg=lstm aten=1 dirs=1 dx=1 hc=8 ic=4 mb=3 seq=0 t=5"}) {
+    Result<TorchCall> call = TorchKernel(*OpSignature::Parse(line));
+    ASSERT_TRUE(call.ok()) << line << ": " << call.status().message();
+    if (call->before) call->before();
+    call->run();
+  }
+  Result<TorchCall> infer = TorchKernel(*OpSignature::Parse(
+      "rnn_fwd dt=f32 alg=lstm aten=1 dirs=1 hc=8 ic=4 infer=1 mb=3 seq=0 t=5"));
+  ASSERT_TRUE(infer.ok()) << infer.status().message();
+  EXPECT_FALSE(infer->before);
+  infer->run();
+  EXPECT_FALSE(
+      TorchKernel(*OpSignature::Parse("rnn_bwd dt=f32 alg=lstm aten=1 hc=8 ic=4 infer=1 mb=3 t=5"))
+          .ok());
+  // The module is not asked for oneDNN's fused layer (no aten=1).
+  EXPECT_FALSE(TorchTimes(*OpSignature::Parse("rnn_fwd dt=f32 alg=lstm hc=8 ic=4 mb=3 t=5")));
+}
+
 // bf16 is the upper half of an f32, rounded to nearest with ties to even, as c10::BFloat16 and
 // oneDNN round.
 // The ATen module times what PyTorch runs for embeddings and torch.optim's updates (aten=1), in
