@@ -174,25 +174,29 @@ Result<Prediction> Predictor::PredictMeasured(const PredictionRequest& r, const 
   EPOCHCOST_RETURN_IF_ERROR(ResolveSizes(r, model, &p));
   Result<const LoweredStep*> step = caches_[r.model].Get(model, p.lowering);
   if (!step.ok()) return step.status();
-  // PyTorch's recurrent layers timed whole where this CPU's profile has them (PrefersWholeRnn),
-  // else call by call as lowered.
+  // PyTorch's recurrent layers timed whole (PrefersWholeRnn) where this CPU's profile has them;
+  // call by call where it has those rows instead (a profile from before the whole layers); whole
+  // where it has neither, so that what is missing is what `profile` measures.
   if (PrefersWholeRnn(r.lowering, p.lowering) && HasRecurrentLayer(model)) {
     LoweringOptions whole = p.lowering;
     whole.rnn = RnnLowering::kAten;
     Result<const LoweredStep*> layers = caches_[r.model].Get(model, whole);
     if (!layers.ok()) return layers.status();
     profiles_->SelectDevice(device);
-    bool measured = true;
-    auto all_measured = [&](const StepOps& pass) {
-      for (const StepOp& op : pass.ops)
-        if ((op.signature.kind == OpKind::kRnnFwd || op.signature.kind == OpKind::kRnnBwd) &&
-            !profiles_->Find(op.signature, RowThreads(op, p.threads)))
-          return false;
+    // Every op of the passes the epoch runs (only_rnn: only the recurrent layers') is measured.
+    auto measured = [&](const LoweredStep& s, bool only_rnn) {
+      for (const StepOps* pass : {&s.train, &s.eval}) {
+        if (pass == &s.eval && p.val_samples == 0) continue;
+        for (const StepOp& op : pass->ops) {
+          const bool rnn =
+              op.signature.kind == OpKind::kRnnFwd || op.signature.kind == OpKind::kRnnBwd;
+          if ((rnn || !only_rnn) && !profiles_->Find(op.signature, RowThreads(op, p.threads)))
+            return false;
+        }
+      }
       return true;
     };
-    measured =
-        all_measured((*layers)->train) && (p.val_samples == 0 || all_measured((*layers)->eval));
-    if (measured) {
+    if (measured(**layers, true) || !measured(**step, false)) {
       p.lowering = whole;
       step = layers;
     }
