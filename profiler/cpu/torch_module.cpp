@@ -123,17 +123,21 @@ struct RnnLayer {
 };
 
 // The outputs (and so the autograd graphs) of a layer's forward calls that its backward call has
-// not yet run back, one queue per layer shape: inside a replayed step the forward kernel leaves
-// its output here and the backward kernel, a kernel of its own, takes it.
+// not yet run back, one queue per layer shape and type: inside a replayed step the forward kernel
+// leaves its output here and the backward kernel, a kernel of its own, takes it. The kernels own
+// the queue, so that it and the graphs in it go with the last of them, while libtorch is there.
 using Graphs = std::deque<at::Tensor>;
 std::shared_ptr<Graphs> GraphsOf(const EpochcostTorchRequest& r) {
   static std::mutex mutex;
-  static std::map<std::array<int64_t, 8>, std::shared_ptr<Graphs>> queues;
-  const std::array<int64_t, 8> key{r.steps,      r.batch, r.features, r.hidden,
-                                   r.directions, r.gru,   r.sequence, r.input_grad};
+  static std::map<std::array<int64_t, 9>, std::weak_ptr<Graphs>> queues;
+  const std::array<int64_t, 9> key{r.steps, r.batch,    r.features,   r.hidden, r.directions,
+                                   r.gru,   r.sequence, r.input_grad, r.bf16};
   std::lock_guard<std::mutex> lock(mutex);
-  std::shared_ptr<Graphs>& q = queues[key];
-  if (!q) q = std::make_shared<Graphs>();
+  std::shared_ptr<Graphs> q = queues[key].lock();
+  if (!q) {
+    q = std::make_shared<Graphs>();
+    queues[key] = q;
+  }
   return q;
 }
 

@@ -16,13 +16,11 @@ struct Step {
   std::vector<int> sequence;
 };
 
-Step LowerForReplay(const char* model, int64_t batch) {
+Step LowerForReplay(const char* model, int64_t batch, RnnLowering rnn = RnnLowering::kUnrolled) {
   Result<Model> m = LoadZooModel(model);
   EXPECT_TRUE(m.ok());
-  Result<StepOps> step = Lower(*m, {.batch = batch,
-                                    .optimizer = Optimizer::kRmsprop,
-                                    .rnn = RnnLowering::kUnrolled,
-                                    .aten_kernels = true});
+  Result<StepOps> step = Lower(
+      *m, {.batch = batch, .optimizer = Optimizer::kRmsprop, .rnn = rnn, .aten_kernels = true});
   EXPECT_TRUE(step.ok()) << step.status().message();
   Step out;
   for (const StepOp& op : step->ops) out.ops.push_back(op.signature);
@@ -35,9 +33,12 @@ const MeasureOptions kThreeSteps{
 
 TEST(StepReplayTest, RunsEveryCallOfAStep) {
   // A dense model with BLAS products, dropout and RMSprop's passes, and a recurrent one whose
-  // cell runs time step by time step.
-  for (const char* model : {"mnist_mlp", "lstm_text_generation"}) {
-    Step step = LowerForReplay(model, 8);
+  // cell runs time step by time step, or whole as PyTorch's layer (the ATen module's, whose
+  // backward call runs back the graph its forward call left; oneDNN's RNN without the module).
+  for (auto [model, rnn] : {std::pair{"mnist_mlp", RnnLowering::kUnrolled},
+                            std::pair{"lstm_text_generation", RnnLowering::kUnrolled},
+                            std::pair{"lstm_text_generation", RnnLowering::kAten}}) {
+    Step step = LowerForReplay(model, 8, rnn);
     Result<StepReplay> r = ReplayCpuStep(step.ops, step.sequence, kThreeSteps);
     ASSERT_TRUE(r.ok()) << model << ": " << r.status().message();
     const Measurement* m = &r->step;
