@@ -12,9 +12,10 @@ void AddLoweringFlags(CLI::App* app, LoweringFlags* f) {
                   "sgd, momentum, rmsprop, adam or adadelta (default: the model's, else sgd)");
   app->add_option("--rnn", f->rnn,
                   "aten (PyTorch's own layer, at::lstm or at::gru, timed whole through libtorch: "
-                  "the default on a CPU), unrolled (each time step's GEMMs and element-wise ops, "
-                  "the default with --no-aten) or fused (one RNN primitive, the default on a GPU: "
-                  "cuDNN's RNN)");
+                  "what profile measures on a CPU, and what a measured CPU predicts with where "
+                  "its profile has it), unrolled (each time step's GEMMs and element-wise ops: "
+                  "otherwise the default on a CPU) or fused (one RNN primitive, the default on a "
+                  "GPU: cuDNN's RNN)");
   app->add_flag("--channels-last", f->channels_last,
                 "4-D tensors in PyTorch's channels_last (NHWC) memory format, as NVIDIA's recipes "
                 "train: convolutions, pooling and batch norm on cuDNN's NHWC kernels (GPUs; "
