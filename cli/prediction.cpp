@@ -188,8 +188,7 @@ Result<Prediction> Predictor::PredictMeasured(const PredictionRequest& r, const 
       for (const StepOps* pass : {&s.train, &s.eval}) {
         if (pass == &s.eval && p.val_samples == 0) continue;
         for (const StepOp& op : pass->ops) {
-          const bool rnn =
-              op.signature.kind == OpKind::kRnnFwd || op.signature.kind == OpKind::kRnnBwd;
+          const bool rnn = IsRecurrent(op.signature.kind);
           if ((rnn || !only_rnn) && !profiles_->Find(op.signature, RowThreads(op, p.threads)))
             return false;
         }

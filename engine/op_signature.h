@@ -51,6 +51,8 @@ enum class OpKind {
 std::string_view OpKindName(OpKind k);
 // A backward-data or backward-weights op (what a data-parallel all-reduce can overlap).
 bool IsBackward(OpKind k);
+// A whole recurrent layer's op, forward or backward (rnn_fwd, rnn_bwd).
+inline bool IsRecurrent(OpKind k) { return k == OpKind::kRnnFwd || k == OpKind::kRnnBwd; }
 Result<OpKind> ParseOpKind(std::string_view name);
 
 struct OpSignature {

@@ -325,7 +325,7 @@ ReferenceEfficiencies::Lent ReferenceEfficiencies::For(const OpSignature& sig,
   }
   Lent lent{.flops = sig.flops(), .bytes = sig.bytes()};
   std::optional<size_t> lender;  // the measured op whose device the source names
-  const bool rnn = sig.kind == OpKind::kRnnFwd || sig.kind == OpKind::kRnnBwd;
+  const bool rnn = IsRecurrent(sig.kind);
   bool within = false;
   const Indexed* same_layer = rnn ? nullptr : SameLayer(sig, &within);
   if (auto it = by_signature_.find(sig.ToString()); it != by_signature_.end()) {

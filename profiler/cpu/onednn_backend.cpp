@@ -449,8 +449,7 @@ Result<CpuCall> MakeCpuCall(const OpSignature& sig, const dnnl::engine& engine,
   }
   // Without the module a whole recurrent layer (aten=1) is timed as oneDNN's RNN primitive: the
   // same layer's products and cells, not ATen's calls for them (torch_kernels.h).
-  const bool rnn = sig.kind == OpKind::kRnnFwd || sig.kind == OpKind::kRnnBwd;
-  if (sig.dim("aten") != 0 && !rnn) {
+  if (sig.dim("aten") != 0 && !IsRecurrent(sig.kind)) {
     Result<AtenCall> call = AtenKernel(sig);
     if (!call.ok()) return call.status();
     return CpuCall{call->run, call->before, ""};
@@ -547,9 +546,7 @@ Result<StepReplay> ReplayCpuStep(const std::vector<OpSignature>& ops,
   // A framework gives each call tensors of its own: an unrolled recurrent cell's 40 gate sums read
   // 40 slices of the input projection, written long before. So the k-th call of an op runs on the
   // k-th of its instances (each with its own buffers; ReplayInstances), reused in turn.
-  const char* hack = std::getenv("EPOCHCOST_REPLAY_BYTES");
-  const std::vector<int> instances =
-      ReplayInstances(ops, sequence, hack ? std::atof(hack) : kReplayInstanceBytes);
+  const std::vector<int> instances = ReplayInstances(ops, sequence, kReplayInstanceBytes);
   std::vector<std::vector<CpuCall>> calls(ops.size());
   for (size_t i = 0; i < ops.size(); ++i) {
     const OpSignature& sig = ops[i];

@@ -84,9 +84,7 @@ Result<TorchCall> MakeKernel(const Module& module, const EpochcostTorchRequest& 
 bool TorchTimes(const OpSignature& sig) {
   if (sig.dtype != DType::kFloat32 && sig.dtype != DType::kBFloat16) return false;
   return sig.kind == OpKind::kEmbeddingFwd || sig.kind == OpKind::kEmbeddingBwd ||
-         ((sig.kind == OpKind::kOptimizer || sig.kind == OpKind::kRnnFwd ||
-           sig.kind == OpKind::kRnnBwd) &&
-          sig.dim("aten") != 0);
+         ((sig.kind == OpKind::kOptimizer || IsRecurrent(sig.kind)) && sig.dim("aten") != 0);
 }
 
 Result<TorchCall> TorchKernel(const OpSignature& sig) {
@@ -102,7 +100,7 @@ Result<TorchCall> TorchKernel(const OpSignature& sig) {
     if (passes.empty()) return Status::Unsupported(sig.ToString() + ": no such torch.optim update");
     r.passes = passes.data();
     r.pass_count = static_cast<int>(passes.size());
-  } else if (sig.kind == OpKind::kRnnFwd || sig.kind == OpKind::kRnnBwd) {
+  } else if (IsRecurrent(sig.kind)) {
     if (sig.alg != "lstm" && sig.alg != "gru")
       return Status::Unsupported(sig.ToString() + ": ATen runs lstm and gru layers");
     r.op = sig.kind == OpKind::kRnnFwd ? kEpochcostTorchRnnFwd : kEpochcostTorchRnnBwd;
