@@ -162,12 +162,13 @@ Result<profiler::StepReplay> Replay(const StepOps& step, int threads, const Prof
 // OpenBLAS's workers sharing the cores: mnist_mlp's three rounds on the Zen 5 VM 3.75, 7.05 and
 // 3.83 s an epoch, and one replay of its step there stored rows adding up to 16.2 ms where two
 // others ran at medians of 8.3 and 7.7 ms (docs/accuracy.md, "In-step rows from the middle half
-// of the median round"). So a pass stored in-step is replayed as often and its median round kept.
-// The rounds of one thread count go over every pass in turn (the first round of each pass, then
-// the second, ...), so that a pass's rounds fall tens of seconds apart rather than back to back
-// and a slow spell of the machine shorter than that falls on one of them, not on all three (no
-// gain measured on the Zen 5 VM, whose spells lasted as long as a whole thread count's replay:
-// docs/accuracy.md, "Rounds spread over the profile").
+// of the median round", and "In-step rows from the steps nearest the median"). So a pass stored
+// in-step is replayed as often and its median round kept. The rounds of one thread count go over
+// every pass in turn (the first round of each pass, then the second, ...), so that a pass's rounds
+// fall tens of seconds apart rather than back to back and a slow spell of the machine shorter than
+// that falls on one of them, not on all three (no gain measured on the Zen 5 VM, whose spells
+// lasted as long as a whole thread count's replay: docs/accuracy.md, "Rounds spread over the
+// profile").
 constexpr int kInStepRounds = 3;
 
 // The round whose step has the median time.
@@ -495,18 +496,17 @@ int ReplayStep(const ProfileOptions& o) {
   if (missing > 0)
     std::cout << "; \"-\": not every op is profiled at that thread count (`epochcost profile "
               << o.models.front() << " --threads " << o.threads << "`)";
-  std::cout << ".\nNow / profile: the same sum over this replay's op means (the middle half of its "
-               "steps) against the profile's. Above 1, the ops take longer now than when they "
-               "were profiled (a VM slower than then, or rows timed alone, not --in-step), and "
-               "predictions from the profile read low by about as much; measure again with "
-               "`profile MODEL --in-step` if it stays so.\n";
+  std::cout << ".\nNow / profile: the same sum over this replay's op means (the half of its "
+               "steps nearest their median) against the profile's. Above 1, the ops take longer "
+               "now than when they were profiled (a VM slower than then, or rows timed alone, "
+               "not --in-step), and predictions from the profile read low by about as much; "
+               "measure again with `profile MODEL --in-step` if it stays so.\n";
   if (o.warm_operands)
     std::cout << "--warm-operands: each oneDNN call's buffers were read into the caches just "
                  "before it, untimed, and each step is the sum of its calls.\n";
   if (o.top_ops > 0)
-    std::cout << "\nThe ops with the most time in the replayed steps (a call's mean in the middle "
-                 "half of the steps, between their 25th and 75th percentiles, and in the "
-                 "profile):\n"
+    std::cout << "\nThe ops with the most time in the replayed steps (a call's mean in the half "
+                 "of the steps nearest their median, and in the profile):\n"
               << RenderTable(top, {true, true, true, true, true, true, false});
   return kExitOk;
 }
@@ -646,7 +646,7 @@ void RegisterProfileCommand(CLI::App& app, CommandFn* run) {
   profile->add_flag("--in-step", o->in_step,
                     "Time each op inside its model's replayed step (50 steps after 5 warm-up, "
                     "as `profile step`, in three rounds), not alone, and store its calls' times "
-                    "in the middle half of the median round's steps (CPU)");
+                    "in the median round's steps nearest its median (CPU)");
   AddLoweringFlags(profile, &o->lowering);
   profile->footer(
       "Examples:\n  epochcost profile mnist_cnn mnist_mlp --threads 1,2\n"

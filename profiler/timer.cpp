@@ -37,16 +37,17 @@ bool MeanSettled(int count, double sum, double sum_squares, double within) {
   return std::sqrt(variance / n) <= within * mean;
 }
 
-std::vector<bool> InMiddleHalf(const std::vector<double>& samples) {
+std::vector<bool> NearestTheMedian(const std::vector<double>& samples) {
   if (samples.empty()) return {};
   std::vector<double> sorted = samples;
   std::sort(sorted.begin(), sorted.end());
-  // Ranks rounded outwards, so that at least one sample (the median's) is in.
-  const double last = static_cast<double>(sorted.size() - 1);
-  const double lo = sorted[static_cast<size_t>(std::floor(0.25 * last))];
-  const double hi = sorted[static_cast<size_t>(std::ceil(0.75 * last))];
+  const double median = Percentile(sorted, 0.5);
+  std::vector<double> distance;
+  for (double x : samples) distance.push_back(std::abs(x - median));
+  std::sort(distance.begin(), distance.end());
+  const double within = distance[(samples.size() + 1) / 2 - 1];  // the ceil(n / 2)-th nearest
   std::vector<bool> in(samples.size());
-  for (size_t i = 0; i < samples.size(); ++i) in[i] = samples[i] >= lo && samples[i] <= hi;
+  for (size_t i = 0; i < samples.size(); ++i) in[i] = std::abs(samples[i] - median) <= within;
   return in;
 }
 

@@ -21,12 +21,13 @@ Measurement Summarize(std::vector<double> samples);
 // than two runs.
 bool MeanSettled(int count, double sum, double sum_squares, double within);
 
-// Which of `samples` lie between their 25th and 75th percentiles, both included (the order
-// statistics at ranks 0.25 (n - 1) and 0.75 (n - 1), rounded outwards): the middle half of the
-// runs, those a median speaks for; every sample of up to four. A bimodal series (a 2-thread step on
-// a VM whose vCPUs all run it, GNU OpenMP's spinning team and OpenBLAS's workers taking turns)
-// loses its slow mode's runs and its fastest outliers. Empty for no samples.
-std::vector<bool> InMiddleHalf(const std::vector<double>& samples);
+// Which of `samples` are the half nearest their median (Summarize's): the ceil(n / 2) samples
+// least far from it, and any as far as the last of those: the runs a median speaks for. A bimodal
+// series (a 2-thread step on a VM whose vCPUs all run it, GNU OpenMP's spinning team and
+// OpenBLAS's workers taking turns) keeps the mode its median lies in, where the runs between the
+// quartiles would take in the other mode's nearest runs as soon as it holds a quarter of them.
+// Empty for no samples.
+std::vector<bool> NearestTheMedian(const std::vector<double>& samples);
 
 // Times `run`; `before`, when set, runs ahead of every run (warm-up ones too) and is not timed:
 // the work a framework's step always does just before this op, where that changes the op's time.

@@ -14,9 +14,8 @@ namespace epochcost::profiler {
 std::unique_ptr<Backend> MakeCpuBackend();
 
 // A whole step, replayed: the time of each step, and of one call of each distinct op inside it
-// (ops[i] for the step's ops[i]: over every call of it in the timed steps of the middle half,
-// those between the steps' 25th and 75th percentiles (InMiddleHalf); count 0 for an op the
-// sequence never calls).
+// (ops[i] for the step's ops[i]: over every call of it in the half of the timed steps nearest
+// their median (NearestTheMedian); count 0 for an op the sequence never calls).
 struct StepReplay {
   Measurement step;
   std::vector<Measurement> ops;

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # `profile --in-step` replays each model's validation pass and training step on this CPU and
-# stores every op at its calls' times inside them (the middle half of the median round's steps): one row per distinct op of each pass (as
+# stores every op at its calls' times inside them (the median round's steps nearest its median): one row per distinct op of each pass (as
 # `models ops` lists them), after which `predict` (an error on any op not measured) lists the
 # step's ops as measured here; and `profile step` replays the same step beside those rows. With
 # --force-kind it stores only the ops of those kinds again. No time is asserted.
@@ -23,9 +23,9 @@ grep -q "tf32 is a GPU tensor-core math mode" "$dir/err.txt" || { cat "$dir/err.
 cat "$dir/profile.txt"
 grep -q ": $want op times stored from replayed steps" "$dir/profile.txt" ||
   { echo "expected $want op times stored" >&2; exit 1; }
-# Each op is stored at its calls in the middle half of its round's 50 steps: the steps from rank
-# floor(0.25 x 49) = 12 to ceil(0.75 x 49) = 37, 26 of them (no two steps take the same
-# nanoseconds): the first layer's product, called once a step, counts 26 calls, each dropout 52.
+# Each op is stored at its calls in the half of its round's 50 steps nearest their median, 25 of
+# them (no two steps take the same nanoseconds): the first layer's product, called once a step,
+# counts 25 calls, each dropout 50.
 "$bin" profile export "$dir/in-step.json"
 count_of() {
   grep -A6 "\"signature\": \"$1\"" "$dir/in-step.json" | grep -m1 -oE '"count": [0-9]+' |
@@ -33,8 +33,8 @@ count_of() {
 }
 product=$(count_of "ip_fwd dt=f32 aten=1 bias=1 ic=784 mb=16 oc=512")
 dropout=$(count_of "dropout_fwd dt=f32 aten=1 n=8192")
-[ "$product" = 26 ] && [ "$dropout" = 52 ] ||
-  { echo "calls counted: product $product (want 26), dropout $dropout (want 52)" >&2; exit 1; }
+[ "$product" = 25 ] && [ "$dropout" = 50 ] ||
+  { echo "calls counted: product $product (want 25), dropout $dropout (want 50)" >&2; exit 1; }
 # With --force-kind, a second in-step run stores the ops of those kinds only, and every other
 # row stays as the first run stored it.
 optimizers=$("$bin" models ops mnist_mlp --batch 16 | grep -cE '^ *[0-9]+  optimizer ')
@@ -42,7 +42,7 @@ optimizers=$("$bin" models ops mnist_mlp --batch 16 | grep -cE '^ *[0-9]+  optim
 grep -q ": $optimizers op times stored from replayed steps" "$dir/forced.txt" ||
   { cat "$dir/forced.txt" >&2; echo "expected $optimizers optimizer rows stored" >&2; exit 1; }
 "$bin" profile export "$dir/forced.json"
-[ "$(count_of "ip_fwd dt=f32 aten=1 bias=1 ic=784 mb=16 oc=512")" = 26 ] &&
+[ "$(count_of "ip_fwd dt=f32 aten=1 bias=1 ic=784 mb=16 oc=512")" = 25 ] &&
   diff <(grep -v optimizer "$dir/in-step.json" | grep -A5 '"signature": "ip_fwd') \
     <(grep -v optimizer "$dir/forced.json" | grep -A5 '"signature": "ip_fwd') >/dev/null ||
   { echo "--force-kind optimizer changed a product's row" >&2; exit 1; }

@@ -46,17 +46,18 @@ TEST(StepReplayTest, RunsEveryCallOfAStep) {
     EXPECT_GT(m->median.seconds(), 0) << model;
     EXPECT_LE(m->p10.seconds(), m->median.seconds()) << model;
     EXPECT_LE(m->median.seconds(), m->p90.seconds()) << model;
-    // Every op ran inside the timed steps, and the calls' times fit within the steps'.
+    // Every op ran inside the two timed steps nearest the median (of three: the median's and the
+    // nearer other), and its calls' times fit within those steps' (at most the p90 step's).
     ASSERT_EQ(r->ops.size(), step.ops.size());
     std::vector<int> count(step.ops.size(), 0);
     for (int i : step.sequence) ++count[i];
     double calls = 0;
     for (size_t i = 0; i < step.ops.size(); ++i) {
-      EXPECT_EQ(r->ops[i].count, count[i] * 3) << model << " " << step.ops[i].ToString();
+      EXPECT_EQ(r->ops[i].count, count[i] * 2) << model << " " << step.ops[i].ToString();
       EXPECT_GT(r->ops[i].mean.seconds(), 0) << model << " " << step.ops[i].ToString();
       calls += r->ops[i].mean.seconds() * count[i];
     }
-    EXPECT_LE(calls, m->mean.seconds() * 1.0001) << model;
+    EXPECT_LE(calls, m->p90.seconds() * 1.0001) << model;
   }
 }
 
@@ -73,9 +74,9 @@ TEST(StepReplayTest, RunsSerialOpsOnOneThread) {
     EXPECT_GT(r->ops[i].mean.seconds(), 0) << step.ops[i].ToString();
 }
 
-// The ops' times are their calls' in the middle half of the timed steps (InMiddleHalf): of eight
-// steps, the six from the second fastest to the second slowest (no two take the same nanoseconds).
-TEST(StepReplayTest, OpsAreTimedInTheMiddleHalfOfTheSteps) {
+// The ops' times are their calls' in the half of the timed steps nearest the median
+// (NearestTheMedian): of eight steps, four (no two take the same nanoseconds).
+TEST(StepReplayTest, OpsAreTimedInTheStepsNearestTheMedian) {
   Step step = LowerForReplay("mnist_mlp", 8);
   MeasureOptions eight = kThreeSteps;
   eight.min_repeats = 8;
@@ -85,7 +86,7 @@ TEST(StepReplayTest, OpsAreTimedInTheMiddleHalfOfTheSteps) {
   std::vector<int> count(step.ops.size(), 0);
   for (int i : step.sequence) ++count[i];
   for (size_t i = 0; i < step.ops.size(); ++i)
-    EXPECT_EQ(r->ops[i].count, count[i] * 6) << step.ops[i].ToString();
+    EXPECT_EQ(r->ops[i].count, count[i] * 4) << step.ops[i].ToString();
 }
 
 // With warm_operands each oneDNN call's buffers are read just before it, untimed, and a step is
@@ -114,7 +115,7 @@ TEST(StepReplayTest, AnOpNeverCalledHasNoRuns) {
                                         *OpSignature::Parse("eltwise_fwd dt=f32 alg=tanh n=64")};
   Result<StepReplay> r = ReplayCpuStep(ops, {0, 0}, kThreeSteps);
   ASSERT_TRUE(r.ok()) << r.status().message();
-  EXPECT_EQ(r->ops[0].count, 6);  // two calls in each of three timed steps
+  EXPECT_EQ(r->ops[0].count, 4);  // two calls in each of the two steps nearest the median
   EXPECT_EQ(r->ops[1].count, 0);
 }
 

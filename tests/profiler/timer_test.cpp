@@ -23,17 +23,17 @@ TEST(TimerTest, PercentilesInterpolateLikeNumpy) {
   EXPECT_DOUBLE_EQ(stalls.mean.seconds(), 1.8);
 }
 
-TEST(TimerTest, TheMiddleHalfLiesBetweenTheQuartiles) {
-  // Eight steps, two of a slow mode and one fast outlier: sorted 0.5 1 1 1.1 1.2 1.3 6 7; the
-  // quartiles' ranks 0.25 x 7 = 1.75 and 0.75 x 7 = 5.25 round outwards to 1 and 6, so 1 to 6
-  // is in: the fast outlier and the slowest step are out.
-  const std::vector<bool> in = InMiddleHalf({1.2, 7, 1, 0.5, 1.1, 6, 1, 1.3});
-  EXPECT_EQ(in, (std::vector<bool>{true, false, true, false, true, true, true, true}));
-  // Ties at a quartile are all in; up to four steps are all in; none gives none.
-  EXPECT_EQ(InMiddleHalf({2, 2, 2, 2, 2, 9}), (std::vector<bool>{1, 1, 1, 1, 1, 0}));
-  EXPECT_EQ(InMiddleHalf({3, 1, 9, 2}), (std::vector<bool>{1, 1, 1, 1}));
-  EXPECT_EQ(InMiddleHalf({4}), (std::vector<bool>{true}));
-  EXPECT_TRUE(InMiddleHalf({}).empty());
+TEST(TimerTest, TheHalfNearestTheMedianKeepsItsMode) {
+  // Ten steps, four of a slow mode: sorted 1 1 1 1.25 1.25 1.5 5 5 5 5.5, median 1.375. The
+  // fifth-nearest lies 0.375 away, so the six fast steps are in (the three 1s tie) and every slow
+  // one is out, where the quartiles' ranks 2 and 7 (0.25 x 9 = 2.25 and 0.75 x 9 = 6.75, rounded
+  // outwards) would have taken in a 5.
+  const std::vector<bool> in = NearestTheMedian({1, 1.25, 1, 5, 1.5, 5, 5.5, 1, 5, 1.25});
+  EXPECT_EQ(in, (std::vector<bool>{1, 1, 1, 0, 1, 0, 0, 1, 0, 1}));
+  // Odd counts: of five, the median and the two nearest; of one, itself; none gives none.
+  EXPECT_EQ(NearestTheMedian({4, 1, 2, 3, 9}), (std::vector<bool>{1, 0, 1, 1, 0}));
+  EXPECT_EQ(NearestTheMedian({4}), (std::vector<bool>{true}));
+  EXPECT_TRUE(NearestTheMedian({}).empty());
 }
 
 TEST(TimerTest, RepeatsUntilCountAndTime) {
