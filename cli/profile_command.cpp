@@ -192,7 +192,9 @@ std::vector<int> WithOneThread(std::vector<int> counts, bool needed) {
 // its calls' times inside the pass, where the step's own ops, not a stand-in, run before each call.
 // A signature two passes share keeps the times of the last one replayed: the training step of the
 // last model given. An op the framework runs serially is predicted from its 1-thread row, so it is
-// stored from the 1-thread replay alone, which runs whenever such an op is in a pass. With
+// stored from the 1-thread replay alone, which runs whenever such an op is in a pass; where 1 is
+// not among `threads`, that replay stores the serial ops' rows only, and every other op's
+// 1-thread row stays as it was. With
 // `force_kinds` (and not --force) only the rows of those kinds and those not stored yet are
 // stored; every other one stays as it was. Returns the rows stored.
 Result<int> ProfileInStep(const ProfileOptions& o, const std::vector<int>& threads,
@@ -217,12 +219,15 @@ Result<int> ProfileInStep(const ProfileOptions& o, const std::vector<int>& threa
         if (!r.ok()) return r.status();
         rounds[p].push_back(*std::move(r));
       }
+    const bool asked = std::find(threads.begin(), threads.end(), t) != threads.end();
     for (size_t p = 0; p < passes.size(); ++p) {
       const StepOps& step = passes[p].step;
       const profiler::StepReplay r = MedianRound(std::move(rounds[p]));
       for (size_t i = 0; i < step.ops.size(); ++i)
-        // None for an op listed with no call (a count of 0), nor for a serial one but at 1 thread.
-        if (r.ops[i].count > 0 && RowThreads(step.ops[i], t) == t) {
+        // None for an op listed with no call (a count of 0), nor for a serial one but at 1 thread,
+        // nor for any other at a thread count replayed only for the serial ones.
+        if (r.ops[i].count > 0 && RowThreads(step.ops[i], t) == t &&
+            (asked || step.ops[i].serial)) {
           const OpSignature& sig = step.ops[i].signature;
           const bool keep = !o.force && !force_kinds.empty() && !force_kinds.contains(sig.kind) &&
                             store.Find(sig, t).has_value();

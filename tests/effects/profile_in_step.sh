@@ -1,9 +1,10 @@
 #!/usr/bin/env bash
 # `profile --in-step` replays each model's validation pass and training step on this CPU and
-# stores every op at its calls' times inside them (the median round's steps nearest its median): one row per distinct op of each pass (as
-# `models ops` lists them), after which `predict` (an error on any op not measured) lists the
-# step's ops as measured here; and `profile step` replays the same step beside those rows. With
-# --force-kind it stores only the ops of those kinds again. No time is asserted.
+# stores every op at its calls' times inside them (the median round's steps nearest its median):
+# one row per distinct op of each pass (as `models ops` lists them), after which `predict` (an
+# error on any op not measured) lists the step's ops as measured here; and `profile step` replays
+# the same step beside those rows. With --force-kind it stores only the ops of those kinds again.
+# No time is asserted.
 # Usage: profile_in_step.sh EPOCHCOST
 source "$(dirname "$0")/lib/setup.sh"
 
@@ -46,6 +47,23 @@ grep -q ": $optimizers op times stored from replayed steps" "$dir/forced.txt" ||
   diff <(grep -v optimizer "$dir/in-step.json" | grep -A5 '"signature": "ip_fwd') \
     <(grep -v optimizer "$dir/forced.json" | grep -A5 '"signature": "ip_fwd') >/dev/null ||
   { echo "--force-kind optimizer changed a product's row" >&2; exit 1; }
+# A 2-thread run replays the step at 1 thread too, for the ops PyTorch runs serially
+# (StepOp::serial: relu on 8,192 values), and stores only their 1-thread rows there: a product's
+# 1-thread row stays as it was (regression: that replay replaced every op's 1-thread row).
+"$bin" profile export "$dir/one.json"
+"$bin" profile mnist_mlp --batch 16 --in-step --threads 2 >/dev/null
+"$bin" profile export "$dir/two.json"
+row() {  # FILE THREADS SIGNATURE: that row of an export, as one line ("[]" for none)
+  python3 -c "import json, sys; print([m for m in json.load(open(sys.argv[1]))['measurements']
+    if m['threads'] == int(sys.argv[2]) and m['signature'] == sys.argv[3]])" "$@"
+}
+product="ip_fwd dt=f32 aten=1 bias=1 ic=784 mb=16 oc=512"
+relu="eltwise_fwd dt=f32 alg=relu n=8192"
+[ "$(row "$dir/one.json" 1 "$product")" = "$(row "$dir/two.json" 1 "$product")" ] ||
+  { echo "a 2-thread in-step run changed the product's 1-thread row" >&2; exit 1; }
+[ "$(row "$dir/two.json" 2 "$product")" != "[]" ] && [ "$(row "$dir/two.json" 2 "$relu")" = "[]" ] &&
+  [ "$(row "$dir/one.json" 1 "$relu")" != "$(row "$dir/two.json" 1 "$relu")" ] ||
+  { echo "a 2-thread in-step run: the product's 2-thread row or relu's 1-thread row not stored" >&2; exit 1; }
 "$bin" predict mnist_mlp --batch 16 --threads 1 --on local-cpu >"$dir/predict.txt"
 ops_in_table=$(grep -cE '^ *[0-9.]+%' "$dir/predict.txt")
 here=$(grep -cE '^ *[0-9.]+%.*measured here' "$dir/predict.txt")
