@@ -45,7 +45,7 @@ struct ProfileOptions {
   int steps = 50;
   int warmup = 5;
   int top_ops = 10;
-  bool warm_operands = false;  // read each oneDNN call's buffers just before it (a diagnostic)
+  bool warm_operands = false;  // read each oneDNN call's buffers just before it (step, --in-step)
 };
 
 Result<std::vector<int>> ParseThreads(const std::string& list) {
@@ -251,6 +251,9 @@ int ProfileModels(const ProfileOptions& o) {
     if (!k.ok()) return ReportError(k.status().WithContext("--force-kind"));
     force_kinds.insert(*k);
   }
+  if (o.warm_operands && !o.in_step)
+    return ReportError(Status::InvalidArgument(
+        "--warm-operands warms the operands of a replayed step's calls; it needs --in-step"));
   if (o.in_step && o.device != "cpu")
     return ReportError(Status::InvalidArgument(
         "--in-step replays a step on this machine's CPU; it does not apply to --device " +
@@ -652,6 +655,11 @@ void RegisterProfileCommand(CLI::App& app, CommandFn* run) {
                     "Time each op inside its model's replayed step (50 steps after 5 warm-up, "
                     "as `profile step`, in three rounds), not alone, and store its calls' times "
                     "in the median round's steps nearest its median (CPU)");
+  profile->add_flag("--warm-operands", o->warm_operands,
+                    "With --in-step: read each oneDNN call's buffers into the caches just before "
+                    "it (untimed), as a framework's data flow leaves the tensors the call before "
+                    "wrote, and store the calls' times so (how the shipped Intel profile's rows "
+                    "were measured)");
   AddLoweringFlags(profile, &o->lowering);
   profile->footer(
       "Examples:\n  epochcost profile mnist_cnn mnist_mlp --threads 1,2\n"

@@ -42,7 +42,8 @@ std::vector<int> ReplayInstances(const std::vector<OpSignature>& ops,
 // untimed, and times the step as the sum of its calls: what the calls take with their operands
 // in the caches, as a framework's data flow leaves the tensors the call before just wrote (an
 // upper bound: there, only those are). BLAS products and the project's and ATen's own kernels are
-// run as without it. A diagnostic (`profile step --warm-operands`); stored rows never use it.
+// run as without it. `profile step --warm-operands` shows what it changes, and
+// `profile --in-step --warm-operands` stores rows timed so.
 Result<StepReplay> ReplayCpuStep(const std::vector<OpSignature>& ops,
                                  const std::vector<int>& sequence, const MeasureOptions& options,
                                  const std::vector<bool>& serial = {}, bool warm_operands = false);

@@ -64,6 +64,10 @@ relu="eltwise_fwd dt=f32 alg=relu n=8192"
 [ "$(row "$dir/two.json" 2 "$product")" != "[]" ] && [ "$(row "$dir/two.json" 2 "$relu")" = "[]" ] &&
   [ "$(row "$dir/one.json" 1 "$relu")" != "$(row "$dir/two.json" 1 "$relu")" ] ||
   { echo "a 2-thread in-step run: the product's 2-thread row or relu's 1-thread row not stored" >&2; exit 1; }
+# --warm-operands: the same rows, timed with each oneDNN call's buffers read just before it.
+"$bin" profile mnist_mlp --batch 16 --in-step --threads 1 --warm-operands >"$dir/warm.txt"
+grep -q ": $want op times stored from replayed steps" "$dir/warm.txt" ||
+  { cat "$dir/warm.txt" >&2; echo "--warm-operands: expected $want op times stored" >&2; exit 1; }
 "$bin" predict mnist_mlp --batch 16 --threads 1 --on local-cpu >"$dir/predict.txt"
 ops_in_table=$(grep -cE '^ *[0-9.]+%' "$dir/predict.txt")
 here=$(grep -cE '^ *[0-9.]+%.*measured here' "$dir/predict.txt")
