@@ -658,8 +658,8 @@ void RegisterProfileCommand(CLI::App& app, CommandFn* run) {
   profile->add_flag("--warm-operands", o->warm_operands,
                     "With --in-step: read each oneDNN call's buffers into the caches just before "
                     "it (untimed), as a framework's data flow leaves the tensors the call before "
-                    "wrote, and store the calls' times so (how the shipped Intel profile's rows "
-                    "were measured)");
+                    "wrote, and store the calls' times so (not the default: the shipped "
+                    "profiles' rows are timed cold)");
   AddLoweringFlags(profile, &o->lowering);
   profile->footer(
       "Examples:\n  epochcost profile mnist_cnn mnist_mlp --threads 1,2\n"

@@ -61,9 +61,10 @@ product="ip_fwd dt=f32 aten=1 bias=1 ic=784 mb=16 oc=512"
 relu="eltwise_fwd dt=f32 alg=relu n=8192"
 [ "$(row "$dir/one.json" 1 "$product")" = "$(row "$dir/two.json" 1 "$product")" ] ||
   { echo "a 2-thread in-step run changed the product's 1-thread row" >&2; exit 1; }
-[ "$(row "$dir/two.json" 2 "$product")" != "[]" ] && [ "$(row "$dir/two.json" 2 "$relu")" = "[]" ] &&
+[ "$(row "$dir/two.json" 2 "$product")" != "[]" ] &&
+  [ "$(row "$dir/two.json" 2 "$relu")" = "[]" ] &&
   [ "$(row "$dir/one.json" 1 "$relu")" != "$(row "$dir/two.json" 1 "$relu")" ] ||
-  { echo "a 2-thread in-step run: the product's 2-thread row or relu's 1-thread row not stored" >&2; exit 1; }
+  { echo "a 2-thread in-step run stored no product row or no relu 1-thread row" >&2; exit 1; }
 # --warm-operands: the same rows, timed with each oneDNN call's buffers read just before it.
 "$bin" profile mnist_mlp --batch 16 --in-step --threads 1 --warm-operands >"$dir/warm.txt"
 grep -q ": $want op times stored from replayed steps" "$dir/warm.txt" ||
