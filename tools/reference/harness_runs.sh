@@ -28,8 +28,7 @@ amp=()
 [ "${AMP:-0}" = 1 ] && amp=(--amp)
 rounds=${ROUNDS:-1}
 case ${ALLOCATOR:-} in
-  keeps) export MALLOC_MMAP_THRESHOLD_=4294967296 MALLOC_TRIM_THRESHOLD_=17179869184 \
-    MALLOC_TOP_PAD_=268435456 ;;
+  keeps) source tools/reference/allocator_keeps.sh ;;
   "") ;;
   *) echo "ALLOCATOR=$ALLOCATOR: only keeps (or unset) is known" >&2; exit 2 ;;
 esac

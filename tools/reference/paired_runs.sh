@@ -11,9 +11,10 @@ set -euo pipefail
 store=${1:?usage: paired_runs.sh STORE.sqlite}
 cd "$(dirname "$0")/../.."
 epochcost=${EPOCHCOST:-build/cli/epochcost}
-export MALLOC_MMAP_THRESHOLD_=4294967296 MALLOC_TRIM_THRESHOLD_=17179869184 \
-  MALLOC_TOP_PAD_=268435456
-for m in ${MODELS:-mnist_mlp mnist_cnn cifar10_cnn imdb_fasttext imdb_bidirectional_lstm lstm_text_generation}; do
+source tools/reference/allocator_keeps.sh
+seed_models="mnist_mlp mnist_cnn cifar10_cnn imdb_fasttext imdb_bidirectional_lstm
+  lstm_text_generation"
+for m in ${MODELS:-$seed_models}; do
   for t in ${THREADS:-1 2}; do
     "$epochcost" profile "$m" --threads "$t" --in-step --force --profiles "$store" >/dev/null
     predicted=$("$epochcost" predict "$m" --on local-cpu --threads "$t" --profiles "$store" \
