@@ -108,6 +108,22 @@ std::string PageFaultTable(const ValidationReport& r) {
          RenderTable(rows, {false, false, true, true, true, true});
 }
 
+// Each configuration measured more than once: how far its runs lie apart, what the best single
+// value and these predictions read them at, and the predictions' mean signed error. A
+// configuration whose MAPE stands well above its best single value's is one the predictions miss;
+// one whose two figures are close is missed as little as its runs allow.
+std::string RepeatedTable(const validation::RepeatedRuns& x) {
+  std::vector<std::vector<std::string>> rows = {{"Model", "Machine", "Batch", "Precision", "Runs",
+                                                 "Slowest/fastest", "Best one value", "MAPE",
+                                                 "Mean error"}};
+  for (const validation::RepeatedConfig& c : x.by_config)
+    rows.push_back({c.run.model, validation::RunLabel(c.run), std::to_string(c.run.batch),
+                    PrecisionLabel(c.run), std::to_string(c.runs),
+                    Number("%.2fx", c.slowest_over_fastest), Number("%.1f%%", c.floor_mape),
+                    Number("%.1f%%", c.mape), Number("%+.1f%%", c.mean_error_percent)});
+  return RenderTable(rows, {false, false, true, false, true, true, true, true, true});
+}
+
 std::string ReportText(const ValidationReport& r, const std::string& calibrations,
                        bool hold_out_gpu) {
   std::ostringstream s;
@@ -142,7 +158,8 @@ std::string ReportText(const ValidationReport& r, const std::string& calibration
                                : std::to_string(x->fewest) + " to " + std::to_string(x->most))
       << " times; one value per configuration reads at best MAPE "
       << Number("%.1f%%", x->floor_mape) << " on them (the runs' own spread), these predictions "
-      << Number("%.1f%%", x->mape) << ".\n";
+      << Number("%.1f%%", x->mape) << ".\n"
+      << RepeatedTable(*x);
   // By cost (cheapest first) or by time (fastest first).
   auto rankings = [&](const std::vector<validation::Ranking>& gs, bool by_cost) {
     if (gs.empty()) return;
@@ -227,13 +244,27 @@ nlohmann::ordered_json ReportJson(const ValidationReport& r) {
   };
   j["rankings"] = rankings(r.rankings, "cheapest");
   j["time_rankings"] = rankings(r.time_rankings, "fastest");
-  j["repeated_runs"] = r.repeated ? Json{{"runs", r.repeated->runs},
-                                         {"configurations", r.repeated->configs},
-                                         {"fewest_runs", r.repeated->fewest},
-                                         {"most_runs", r.repeated->most},
-                                         {"floor_mape", r.repeated->floor_mape},
-                                         {"mape", r.repeated->mape}}
-                                  : Json(nullptr);
+  j["repeated_runs"] = nullptr;
+  if (const auto& x = r.repeated) {
+    Json configs = Json::array();
+    for (const validation::RepeatedConfig& c : x->by_config)
+      configs.push_back({{"model", c.run.model},
+                         {"label", validation::RunLabel(c.run)},
+                         {"batch", c.run.batch},
+                         {"precision", PrecisionLabel(c.run)},
+                         {"runs", c.runs},
+                         {"slowest_over_fastest", c.slowest_over_fastest},
+                         {"floor_mape", c.floor_mape},
+                         {"mape", c.mape},
+                         {"mean_error_percent", c.mean_error_percent}});
+    j["repeated_runs"] = {{"runs", x->runs},
+                          {"configurations", x->configs},
+                          {"fewest_runs", x->fewest},
+                          {"most_runs", x->most},
+                          {"floor_mape", x->floor_mape},
+                          {"mape", x->mape},
+                          {"by_configuration", configs}};
+  }
   return j;
 }
 

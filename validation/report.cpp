@@ -3,6 +3,7 @@
 #include <algorithm>
 #include <cmath>
 #include <map>
+#include <numeric>
 
 #include "validation/statistics.h"
 
@@ -97,14 +98,24 @@ std::optional<RepeatedRuns> RepeatedOf(const std::vector<const RunResult*>& resu
   std::vector<double> best, measured, predicted;
   for (const auto& [key, rs] : groups) {
     if (rs.size() < 2) continue;
-    std::vector<double> x;
-    for (const RunResult* r : rs) x.push_back(r->measured_seconds);
-    const double c = BestSingleValue(x);
+    std::vector<double> x, p, error;
     for (const RunResult* r : rs) {
-      best.push_back(c);
-      measured.push_back(r->measured_seconds);
-      predicted.push_back(r->predicted_seconds);
+      x.push_back(r->measured_seconds);
+      p.push_back(r->predicted_seconds);
+      error.push_back(r->error_percent);
     }
+    const double c = BestSingleValue(x);
+    best.insert(best.end(), x.size(), c);
+    measured.insert(measured.end(), x.begin(), x.end());
+    predicted.insert(predicted.end(), p.begin(), p.end());
+    const auto [fastest, slowest] = std::minmax_element(x.begin(), x.end());
+    out.by_config.push_back(
+        {.run = rs.front()->run,
+         .runs = static_cast<int>(rs.size()),
+         .slowest_over_fastest = *slowest / *fastest,
+         .floor_mape = Mape(std::vector<double>(x.size(), c), x),
+         .mape = Mape(p, x),
+         .mean_error_percent = std::accumulate(error.begin(), error.end(), 0.0) / error.size()});
     ++out.configs;
     const int n = static_cast<int>(rs.size());
     out.fewest = out.configs == 1 ? n : std::min(out.fewest, n);

@@ -51,6 +51,15 @@ struct Ranking {
   double miss_percent = 0;  // measured cost (time) of the predicted choice over the measured best
 };
 
+// One configuration of RepeatedRuns below, measured more than once.
+struct RepeatedConfig {
+  RunRecord run;  // its first run, which names it
+  int runs = 0;
+  double slowest_over_fastest = 0;  // the longest measured epoch over the shortest
+  double floor_mape = 0, mape = 0;  // percent, over this configuration's runs
+  double mean_error_percent = 0;    // signed: above 0, predicted too slow on average
+};
+
 // Runs of one configuration (model, machine, batch, precision, layout, optimizer, recurrent
 // layers, ISA, threads, GPUs, samples, framework and version) measured more than once. A
 // prediction gives such a configuration one value, so how far its runs lie apart bounds what any
@@ -61,6 +70,9 @@ struct RepeatedRuns {
   int configs = 0;                  // those configurations
   int fewest = 0, most = 0;         // the fewest and the most runs of one of them
   double floor_mape = 0, mape = 0;  // percent
+  // Each configuration, in the order its first run came: which of them the predictions miss by
+  // more than their runs' spread allows.
+  std::vector<RepeatedConfig> by_config;
 };
 
 struct ValidationReport {

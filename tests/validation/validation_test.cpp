@@ -589,6 +589,40 @@ TEST(ReportTest, RepeatedRunsOfAConfigurationGiveTheFloor) {
   EXPECT_FALSE(Summarise({run("a", 1, 100, 90), run("b", 1, 100, 110)}).repeated.has_value());
 }
 
+// Each repeated configuration gets its own spread, floor, MAPE and mean signed error, in the
+// order its first run came, so that a report shows which of them the predictions miss.
+TEST(ReportTest, EachRepeatedConfigurationHasItsOwnFloor) {
+  auto run = [](int threads, double predicted, double measured) {
+    RunResult r = MakeResult("vm", predicted, measured, 1);
+    r.run.target = "vm";
+    r.run.threads = threads;
+    return r;
+  };
+  ValidationReport r = Summarise(
+      {run(2, 50, 60), run(1, 100, 90), run(1, 100, 110), run(2, 50, 40), run(1, 100, 100)});
+  ASSERT_TRUE(r.repeated.has_value());
+  ASSERT_EQ(r.repeated->by_config.size(), 2u);
+  // 2 threads, measured (60, 40), predicted 50: weights 1/60 and 1/40, 40 alone holds more than
+  // half, so c = 40 and the floor reads (|40/60 - 1| + 0) / 2.
+  const RepeatedConfig& two = r.repeated->by_config[0];
+  EXPECT_EQ(two.run.threads, 2);
+  EXPECT_EQ(two.runs, 2);
+  EXPECT_DOUBLE_EQ(two.slowest_over_fastest, 1.5);
+  EXPECT_NEAR(two.floor_mape, 100 * (20.0 / 60) / 2, 1e-9);
+  EXPECT_NEAR(two.mape, 100 * (10.0 / 60 + 10.0 / 40) / 2, 1e-9);
+  EXPECT_NEAR(two.mean_error_percent, 100 * (-10.0 / 60 + 10.0 / 40) / 2, 1e-9);
+  // 1 thread, measured (90, 110, 100), predicted 100: c = 100, the floor and the MAPE alike.
+  const RepeatedConfig& one = r.repeated->by_config[1];
+  EXPECT_EQ(one.run.threads, 1);
+  EXPECT_EQ(one.runs, 3);
+  EXPECT_DOUBLE_EQ(one.slowest_over_fastest, 110.0 / 90);
+  EXPECT_NEAR(one.floor_mape, 100 * (10.0 / 90 + 10.0 / 110) / 3, 1e-9);
+  EXPECT_NEAR(one.mape, one.floor_mape, 1e-9);
+  EXPECT_NEAR(one.mean_error_percent, 100 * (10.0 / 90 - 10.0 / 110) / 3, 1e-9);
+  // The whole: the five runs at their configurations' values.
+  EXPECT_NEAR(r.repeated->floor_mape, 100 * (20.0 / 60 + 10.0 / 90 + 10.0 / 110) / 5, 1e-9);
+}
+
 // A configuration measured in several logs of one machine is ranked once, at the median of its
 // runs. Regression: ranked run by run, the twelve Intel VM logs' 1-thread mnist_mlp was the
 // predicted and the measured fastest configuration, and `validate` said "no, +30%": the run it
