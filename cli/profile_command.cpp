@@ -465,6 +465,9 @@ int ReplayStep(const ProfileOptions& o) {
   // the profile.
   std::vector<std::vector<std::string>> top = {
       {"Threads", "Share", "ms/step", "Count", "In step (ms/call)", "Profile (ms/call)", "Op"}};
+  // Per thread count and phase, the calls' means added up, in the replay and in the profile.
+  std::vector<std::vector<std::string>> phases = {
+      {"Threads", "Phase", "Calls", "Replayed (ms/step)", "Profile (ms/step)"}};
   for (int t : *threads) {
     Result<profiler::StepReplay> r = Replay(*step, t, o);
     if (!r.ok()) return ReportError(r.status());
@@ -482,6 +485,18 @@ int ReplayStep(const ProfileOptions& o) {
     rows.push_back({std::to_string(t), ms(m.median), ms(m.p10), ms(m.p90), ms(m.mean),
                     std::to_string(m.count), all ? ms(sum) : "-",
                     all && sum.seconds() > 0 ? Number("%.2fx", in_step / sum) : "-"});
+    const size_t bounds[] = {0, step->backward_begin, step->update_begin, step->sequence.size()};
+    const char* names[] = {"forward", "backward", "update"};
+    for (int p = 0; p < 3; ++p) {
+      Seconds replayed, profiled;
+      for (size_t k = bounds[p]; k < bounds[p + 1]; ++k) {
+        const int i = step->sequence[k];
+        replayed += r->ops[i].mean;
+        if (stored[i]) profiled += stored[i]->mean;
+      }
+      phases.push_back({std::to_string(t), names[p], std::to_string(bounds[p + 1] - bounds[p]),
+                        ms(replayed), all ? ms(profiled) : "-"});
+    }
     std::vector<size_t> order(step->ops.size());
     for (size_t i = 0; i < order.size(); ++i) order[i] = i;
     auto per_step = [&](size_t i) { return r->ops[i].mean * step->ops[i].count; };
@@ -509,6 +524,12 @@ int ReplayStep(const ProfileOptions& o) {
                "now than when they were profiled (a VM slower than then, or rows timed alone, "
                "not --in-step), and predictions from the profile read low by about as much; "
                "measure again with `profile MODEL --in-step` if it stays so.\n";
+  std::cout << "\nBy phase, the calls' means added up:\n"
+            << RenderTable(phases, {true, false, true, true, true})
+            << "forward: the layers and the loss (its gradient too); backward: the layers' "
+               "gradients; update: each tensor's zero_grad pass, the accumulation of its new "
+               "gradient and the optimizer's passes (PyTorch's zero_grad and optimizer phases "
+               "together, as `tools/reference/torch_step.py --host-ops` times them).\n";
   if (o.warm_operands)
     std::cout << "--warm-operands: each oneDNN call's buffers were read into the caches just "
                  "before it, untimed, and each step is the sum of its calls.\n";

@@ -772,9 +772,11 @@ Result<StepOps> Lowerer::Run() {
   }
   compute16_ = AutocastComputes16(model_, o_);
   for (int i = 0; i < n; ++i) Layer(i);
+  out_.backward_begin = out_.update_begin = out_.sequence.size();
   if (!o_.training) return std::move(out_);
   for (int i = n - 1; i >= 0; --i)
     if (needs_grad_[i]) Backward(i);
+  out_.update_begin = out_.sequence.size();
   current_ = -1;  // the updates are fp32 under autocast (Float32UnderAutocast)
   for (int i = 0; i < n; ++i) Optimizers(i);
   return std::move(out_);

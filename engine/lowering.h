@@ -111,6 +111,11 @@ struct StepOps {
   // appears ops[i].count times): what `profile step` replays. The calls of one layer's op with a
   // count keep together, but for a recurrent layer's cell, whose ops run time step by time step.
   std::vector<int> sequence;
+  // Where the step's phases begin in `sequence`: the calls before backward_begin are the forward
+  // pass with the loss (whose op takes its gradient too), those from update_begin on the updates
+  // (each with zero_grad's pass and the accumulation of its gradient). A forward pass alone has
+  // both at the end.
+  size_t backward_begin = 0, update_begin = 0;
 };
 
 Result<StepOps> Lower(const Model& model, const LoweringOptions& options);

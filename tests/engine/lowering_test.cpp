@@ -224,6 +224,30 @@ TEST(LoweringTest, SequenceListsEveryCallInOrder) {
     EXPECT_EQ(bwd[k] - bwd[k - 1], 14u);
   }
 }
+// The sequence splits into the forward pass with the loss, the backward pass and the updates, as
+// a framework's step runs them (what `profile step` sums per phase).
+TEST(LoweringTest, PhasesSplitTheSequence) {
+  StepOps mlp = LowerZoo("mnist_mlp", 128, Optimizer::kRmsprop);
+  ASSERT_EQ(mlp.sequence.size(), 25u);
+  // Forward: 3 products, 2 relu, 2 dropout, the softmax and the loss. Backward: the softmax's
+  // gradient, 3 weight and 2 data gradients of the products, 2 of relu and 2 of dropout.
+  // Updates: 3 weights and 3 biases.
+  EXPECT_EQ(mlp.backward_begin, 9u);
+  EXPECT_EQ(mlp.update_begin, 19u);
+  auto kind = [&](size_t k) { return mlp.ops[mlp.sequence[k]].signature.kind; };
+  EXPECT_EQ(kind(mlp.backward_begin - 1), OpKind::kLoss);
+  for (size_t k = 0; k < mlp.sequence.size(); ++k) {
+    EXPECT_EQ(kind(k) == OpKind::kOptimizer, k >= mlp.update_begin) << k;
+    if (k >= mlp.backward_begin && k < mlp.update_begin) {
+      EXPECT_NE(kind(k), OpKind::kInnerProductFwd) << k;
+      EXPECT_NE(kind(k), OpKind::kDropoutFwd) << k;
+    }
+  }
+  StepOps forward = LowerZoo("mnist_mlp", 128, Optimizer::kRmsprop, /*training=*/false);
+  EXPECT_EQ(forward.backward_begin, forward.sequence.size());
+  EXPECT_EQ(forward.update_begin, forward.sequence.size());
+}
+
 TEST(LoweringTest, RecurrentAndEmbeddingModels) {
   StepOps ops =
       LowerZoo("imdb_bidirectional_lstm", 32, Optimizer::kAdam, true, RnnLowering::kFused);
@@ -265,9 +289,11 @@ TEST(LoweringTest, PyTorchsRecurrentLayerIsOneOpEachWay) {
                       "optimizer dt=f32 alg=adam aten=1 n=32768",   // 256 x 128
                       "optimizer dt=f32 alg=adam aten=1 n=16384",   // 256 x 64
                       "optimizer dt=f32 alg=adam aten=1 n=256"}));  // the bias
-  for (const StepOp& op : ops.ops)
-    if (op.layers.front() == "lstm_1" && op.signature.kind == OpKind::kOptimizer)
+  for (const StepOp& op : ops.ops) {
+    if (op.layers.front() == "lstm_1" && op.signature.kind == OpKind::kOptimizer) {
       EXPECT_EQ(op.count, 2) << op.signature.ToString();  // one each direction
+    }
+  }
   // The first layer of lstm_text_generation reads the data: no input gradient.
   StepOps text = lower("lstm_text_generation", 128, Optimizer::kRmsprop, true);
   EXPECT_EQ(text.ops[0].signature.ToString(),
