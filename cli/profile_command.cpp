@@ -529,7 +529,8 @@ int ReplayStep(const ProfileOptions& o) {
             << "forward: the layers and the loss (its gradient too); backward: the layers' "
                "gradients; update: each tensor's zero_grad pass, the accumulation of its new "
                "gradient and the optimizer's passes (PyTorch's zero_grad and optimizer phases "
-               "together, as `tools/reference/torch_step.py --host-ops` times them).\n";
+               "together, as `tools/reference/torch_step.py --host-ops` times them; PyTorch "
+               "accumulates the gradients in its backward pass).\n";
   if (o.warm_operands)
     std::cout << "--warm-operands: each oneDNN call's buffers were read into the caches just "
                  "before it, untimed, and each step is the sum of its calls.\n";
