@@ -14,6 +14,7 @@
 #include "cli/commands.h"
 #include "cli/format.h"
 #include "cli/lowering_flags.h"
+#include "cli/profile_common.h"
 #include "engine/file_util.h"
 #include "engine/lowering.h"
 #include "engine/model_source.h"
@@ -24,29 +25,8 @@
 #include "profiler/profile_store.h"
 
 namespace epochcost::cli {
-namespace {
 
-struct ProfileOptions {
-  std::vector<std::string> models;
-  std::string threads = "1";
-  int64_t batch = 0;  // 0: each model's own
-  std::string profiles, file, device = "cpu";
-  LoweringFlags lowering;
-  bool force = false;
-  bool in_step = false;                  // time each op inside its model's replayed step (CPU)
-  std::vector<std::string> force_kinds;  // measure these op kinds again, the rest only if missing
-  bool again = false;           // measure every op stored for this device again (no models)
-  std::string measured_before;  // with again: only the ops measured before this day
-  // op
-  std::string signature;
-  double min_ms = 200;
-  int repeats = 10;
-  // step
-  int steps = 50;
-  int warmup = 5;
-  int top_ops = 10;
-  bool warm_operands = false;  // read each oneDNN call's buffers just before it (step, --in-step)
-};
+// The functions profile_common.h declares.
 
 Result<std::vector<int>> ParseThreads(const std::string& list) {
   std::vector<int> out;
@@ -71,6 +51,35 @@ Result<std::vector<int>> ParseThreads(const std::string& list) {
 Result<std::unique_ptr<profiler::ProfileStore>> OpenProfiles(const std::string& path) {
   return profiler::ProfileStore::Open(path.empty() ? profiler::ProfileStore::DefaultPath() : path);
 }
+
+Result<LoweredModel> LoadForProfile(const std::string& spec, const ProfileOptions& o,
+                                    LoweringTarget target, std::string* optimizer) {
+  Result<Model> model = LoadModel(spec);
+  if (!model.ok()) return model.status();
+  const int64_t batch = o.batch ? o.batch : std::max<int64_t>(model->info().training.batch, 1);
+  Result<LoweringOptions> lowering = ResolveLowering(o.lowering, *model, batch, optimizer, target);
+  if (!lowering.ok()) return lowering.status();
+  if (PrefersWholeRnn(o.lowering, *lowering)) lowering->rnn = RnnLowering::kAten;
+  return LoweredModel{std::move(*model), *lowering};
+}
+
+Result<profiler::StepReplay> Replay(const StepOps& step, int threads, const ProfileOptions& o) {
+  std::vector<OpSignature> ops;
+  std::vector<bool> serial;
+  for (const StepOp& op : step.ops) {
+    ops.push_back(op.signature);
+    serial.push_back(op.serial);
+  }
+  return profiler::ReplayCpuStep(ops, step.sequence,
+                                 {.threads = threads,
+                                  .warmup = o.warmup,
+                                  .min_repeats = o.steps,
+                                  .min_time = Seconds(),
+                                  .mean_within = 1},
+                                 serial, o.warm_operands);
+}
+
+namespace {
 
 // The device measured: its backend, fingerprint, how steps are lowered for it and how long each
 // signature is timed (GPU signatures are timed for 50 ms: a GPU runs each one many times in that).
@@ -114,47 +123,12 @@ void Progress(int done, int total, const std::string& what) {
   if (done == total) std::cerr << "\n";
 }
 
-// A model and how `o` lowers it (its own batch unless --batch), for the device kind `target`;
-// `optimizer` receives the optimizer's name when given.
-struct LoweredModel {
-  Model model;
-  LoweringOptions lowering;
-};
-Result<LoweredModel> LoadForProfile(const std::string& spec, const ProfileOptions& o,
-                                    LoweringTarget target, std::string* optimizer = nullptr) {
-  Result<Model> model = LoadModel(spec);
-  if (!model.ok()) return model.status();
-  const int64_t batch = o.batch ? o.batch : std::max<int64_t>(model->info().training.batch, 1);
-  Result<LoweringOptions> lowering = ResolveLowering(o.lowering, *model, batch, optimizer, target);
-  if (!lowering.ok()) return lowering.status();
-  if (PrefersWholeRnn(o.lowering, *lowering)) lowering->rnn = RnnLowering::kAten;
-  return LoweredModel{std::move(*model), *lowering};
-}
-
 // One lowered pass of a model (its validation pass or its training step), as `profile` measures it.
 struct Pass {
   std::string model;
   bool training = true;
   StepOps step;
 };
-
-// Replays `step` on this CPU at `threads` for the steps and warm-up `o` asks (profile step's
-// defaults: 50 after 5, as the reference harness), timing each call too.
-Result<profiler::StepReplay> Replay(const StepOps& step, int threads, const ProfileOptions& o) {
-  std::vector<OpSignature> ops;
-  std::vector<bool> serial;
-  for (const StepOp& op : step.ops) {
-    ops.push_back(op.signature);
-    serial.push_back(op.serial);
-  }
-  return profiler::ReplayCpuStep(ops, step.sequence,
-                                 {.threads = threads,
-                                  .warmup = o.warmup,
-                                  .min_repeats = o.steps,
-                                  .min_time = Seconds(),
-                                  .mean_within = 1},
-                                 serial, o.warm_operands);
-}
 
 // The reference harness measures each run in three rounds, a process each, and logs the round
 // with the median step (tools/reference/harness_runs.sh ROUNDS=3), because at 2 threads on a
@@ -420,127 +394,6 @@ int MeasureOp(const ProfileOptions& o) {
   return kExitOk;
 }
 
-// `profile step MODEL`: the model's whole training step run call after call on this CPU
-// (profiler/cpu/onednn_backend.h ReplayCpuStep), beside what predict adds up from the profile's
-// op means. Nothing is stored: it shows what the ops cost one after another, in one process, with
-// the thread pools handing the cores over between them as in a framework's step.
-int ReplayStep(const ProfileOptions& o) {
-  if (o.models.size() != 1) return ReportError(Status::InvalidArgument("give one model to replay"));
-  if (o.steps < 1)
-    return ReportError(
-        Status::InvalidArgument("--steps must be positive, got " + std::to_string(o.steps)));
-  if (o.warmup < 0)
-    return ReportError(
-        Status::InvalidArgument("--warmup must not be negative, got " + std::to_string(o.warmup)));
-  if (o.top_ops < 0)
-    return ReportError(
-        Status::InvalidArgument("--ops must not be negative, got " + std::to_string(o.top_ops)));
-  if (o.batch < 0) return ReportError(Status::InvalidArgument("--batch must be positive"));
-  Result<std::vector<int>> threads = ParseThreads(o.threads);
-  if (!threads.ok()) return ReportError(threads.status());
-  std::string optimizer;
-  Result<LoweredModel> m = LoadForProfile(o.models.front(), o, LoweringTarget::kCpu, &optimizer);
-  if (!m.ok()) return ReportError(m.status());
-  const Model& model = m->model;
-  Result<StepOps> step = Lower(model, m->lowering);
-  if (!step.ok()) return ReportError(step.status());
-  Result<std::unique_ptr<profiler::ProfileStore>> store = OpenProfiles(o.profiles);
-  if (!store.ok()) return ReportError(store.status());
-  const profiler::Fingerprint here = profiler::LocalCpu();
-  (*store)->SelectDevice(here);
-  std::cout << "Model " << model.name() << ", batch " << m->lowering.batch << ", "
-            << PrecisionName(m->lowering) << ", " << optimizer << ": a training step of "
-            << step->sequence.size() << " calls (" << step->ops.size() << " distinct ops) on "
-            << here.model << "\n";
-  std::vector<std::vector<std::string>> rows = {{"Threads", "Replayed median (ms)", "p10", "p90",
-                                                 "Mean", "Steps", "Profile's op means (ms)",
-                                                 "Now / profile"}};
-  auto ms = [](Seconds s) {
-    char b[32];
-    std::snprintf(b, sizeof b, "%.3f", s.milliseconds());
-    return std::string(b);
-  };
-  int missing = 0;
-  // Per thread count, the ops with the most time inside the step: one call's mean there and in
-  // the profile.
-  std::vector<std::vector<std::string>> top = {
-      {"Threads", "Share", "ms/step", "Count", "In step (ms/call)", "Profile (ms/call)", "Op"}};
-  // Per thread count and phase, the calls' means added up, in the replay and in the profile.
-  std::vector<std::vector<std::string>> phases = {
-      {"Threads", "Phase", "Calls", "Replayed (ms/step)", "Profile (ms/step)"}};
-  for (int t : *threads) {
-    Result<profiler::StepReplay> r = Replay(*step, t, o);
-    if (!r.ok()) return ReportError(r.status());
-    const profiler::Measurement& m = r->step;
-    Seconds sum, in_step;
-    bool all = true;
-    std::vector<std::optional<OpTime>> stored;
-    for (size_t i = 0; i < step->ops.size(); ++i) {
-      stored.push_back((*store)->Find(step->ops[i].signature, RowThreads(step->ops[i], t)));
-      in_step += r->ops[i].mean * step->ops[i].count;
-      if (stored.back()) sum += stored.back()->mean * step->ops[i].count;
-      all = all && stored.back().has_value();
-    }
-    if (!all) ++missing;
-    rows.push_back({std::to_string(t), ms(m.median), ms(m.p10), ms(m.p90), ms(m.mean),
-                    std::to_string(m.count), all ? ms(sum) : "-",
-                    all && sum.seconds() > 0 ? Number("%.2fx", in_step / sum) : "-"});
-    const size_t bounds[] = {0, step->backward_begin, step->update_begin, step->sequence.size()};
-    const char* names[] = {"forward", "backward", "update"};
-    for (int p = 0; p < 3; ++p) {
-      Seconds replayed, profiled;
-      for (size_t k = bounds[p]; k < bounds[p + 1]; ++k) {
-        const int i = step->sequence[k];
-        replayed += r->ops[i].mean;
-        if (stored[i]) profiled += stored[i]->mean;
-      }
-      phases.push_back({std::to_string(t), names[p], std::to_string(bounds[p + 1] - bounds[p]),
-                        ms(replayed), all ? ms(profiled) : "-"});
-    }
-    std::vector<size_t> order(step->ops.size());
-    for (size_t i = 0; i < order.size(); ++i) order[i] = i;
-    auto per_step = [&](size_t i) { return r->ops[i].mean * step->ops[i].count; };
-    std::stable_sort(order.begin(), order.end(),
-                     [&](size_t a, size_t b) { return per_step(a) > per_step(b); });
-    for (size_t k = 0; k < order.size() && static_cast<int>(k) < o.top_ops; ++k) {
-      const size_t i = order[k];
-      char share[16];
-      std::snprintf(share, sizeof share, "%.1f%%",
-                    in_step.seconds() > 0 ? 100 * per_step(i).seconds() / in_step.seconds() : 0.0);
-      top.push_back({std::to_string(t), share, ms(per_step(i)), std::to_string(step->ops[i].count),
-                     ms(r->ops[i].mean), stored[i] ? ms(stored[i]->mean) : "-",
-                     step->ops[i].signature.ToString()});
-    }
-  }
-  std::cout << RenderTable(rows, {true, true, true, true, true, true, true, true});
-  std::cout << "Profile's op means: the sum over the step's calls of each op's mean in the profile "
-               "store, the kernels `predict --on local-cpu` adds up (before its per-op "
-               "overhead)";
-  if (missing > 0)
-    std::cout << "; \"-\": not every op is profiled at that thread count (`epochcost profile "
-              << o.models.front() << " --threads " << o.threads << "`)";
-  std::cout << ".\nNow / profile: the same sum over this replay's op means (the half of its "
-               "steps nearest their median) against the profile's. Above 1, the ops take longer "
-               "now than when they were profiled (a VM slower than then, or rows timed alone, "
-               "not --in-step), and predictions from the profile read low by about as much; "
-               "measure again with `profile MODEL --in-step` if it stays so.\n";
-  std::cout << "\nBy phase, the calls' means added up:\n"
-            << RenderTable(phases, {true, false, true, true, true})
-            << "forward: the layers and the loss (its gradient too); backward: the layers' "
-               "gradients; update: each tensor's zero_grad pass, the accumulation of its new "
-               "gradient and the optimizer's passes (PyTorch's zero_grad and optimizer phases "
-               "together, as `tools/reference/torch_step.py --host-ops` times them; PyTorch "
-               "accumulates the gradients in its backward pass).\n";
-  if (o.warm_operands)
-    std::cout << "--warm-operands: each oneDNN call's buffers were read into the caches just "
-                 "before it, untimed, and each step is the sum of its calls.\n";
-  if (o.top_ops > 0)
-    std::cout << "\nThe ops with the most time in the replayed steps (a call's mean in the half "
-                 "of the steps nearest their median, and in the profile):\n"
-              << RenderTable(top, {true, true, true, true, true, true, false});
-  return kExitOk;
-}
-
 int Export(const ProfileOptions& o) {
   Result<std::unique_ptr<profiler::ProfileStore>> store = OpenProfiles(o.profiles);
   if (!store.ok()) return ReportError(store.status());
@@ -738,6 +591,9 @@ void RegisterProfileCommand(CLI::App& app, CommandFn* run) {
                  "Read each oneDNN call's buffers into the caches just before it (untimed; the "
                  "step is then the sum of its calls), as a framework's data flow leaves the "
                  "tensors the call before wrote: how much of the in-step time is cold operands");
+  step->add_flag("--json", o->json,
+                 "Print one JSON object: per thread count the replayed step, its phases and every "
+                 "op, in seconds (docs/profiles.md)");
   AddLoweringFlags(step, &o->lowering);
   step->footer("Example:\n  epochcost profile step lstm_text_generation --threads 1,2");
   step->callback([run, o, step_batch] {

@@ -78,4 +78,19 @@ here=$(grep -cE '^ *[0-9.]+%.*measured here' "$dir/predict.txt")
 cat "$dir/step.txt"
 grep -qE '^ +1 +[0-9.]+ +[0-9.]+ +[0-9.]+ +[0-9.]+ +3 +[0-9.]+ +[0-9.]+x$' "$dir/step.txt" ||
   { echo "profile step: no row of 3 steps with the profile's op means and their ratio" >&2; exit 1; }
+# The same as JSON: its phases split the step's 25 calls 9 / 10 / 6 (forward with the loss,
+# backward, the six updates), each phase is its calls' means added up, and the ops' rows add up
+# to the step's.
+"$bin" profile step mnist_mlp --batch 16 --threads 1 --steps 3 --json >"$dir/step.json"
+python3 - "$dir/step.json" <<'PY' || { cat "$dir/step.json" >&2; exit 1; }
+import json, sys
+d = json.load(open(sys.argv[1]))
+t = d["threads"][0]
+assert d["calls"] == 25 and t["threads"] == 1 and t["steps"] == 3, d
+assert [p["calls"] for p in t["phases"]] == [9, 10, 6], t["phases"]
+ops = sum(o["replayed_seconds_per_call"] * o["count"] for o in t["ops"])
+phases = sum(p["replayed_seconds"] for p in t["phases"])
+assert abs(ops - t["replayed_op_seconds"]) < 1e-9 and abs(phases - ops) < 1e-9, (ops, phases)
+assert t["profile_op_seconds"] > 0 and t["now_over_profile"] > 0, t
+PY
 echo "in-step rows: $want, predict: $here ops measured here"

@@ -18,11 +18,11 @@ source tools/reference/allocator_keeps.sh
 seed_models="mnist_mlp mnist_cnn cifar10_cnn imdb_fasttext imdb_bidirectional_lstm
   lstm_text_generation"
 phases=$(mktemp)
-trap 'rm -f "$phases"' EXIT
+replay=$(mktemp)
+trap 'rm -f "$phases" "$replay"' EXIT
 for m in ${MODELS:-$seed_models}; do
   for t in ${THREADS:-1 2}; do
-    replay=$("$epochcost" profile step "$m" --threads "$t" --ops 0 | awk -v t="$t" \
-      '$1 == t && ($2 == "forward" || $2 == "backward" || $2 == "update") { print $2, $4 }')
+    "$epochcost" profile step "$m" --threads "$t" --json >"$replay"
     : >"$phases"  # torch_step.py appends
     /usr/bin/python3 tools/reference/torch_step.py "data/models/$m.json" --threads "$t" \
       --steps 50 --host-ops "$phases" >/dev/null 2>&1
@@ -32,7 +32,8 @@ model, threads, path, replay = sys.argv[1:]
 torch = json.load(open(path))["phase_ms"]
 torch = {"forward": torch["forward"], "backward": torch["backward"],
          "update": torch["zero_grad"] + torch["optimizer"]}
-replayed = dict((p, float(v)) for p, v in (line.split() for line in replay.splitlines()))
+replayed = {p["phase"]: p["replayed_seconds"] * 1e3
+            for p in json.load(open(replay))["threads"][0]["phases"]}
 for phase in ("forward", "backward", "update"):
     r, q = replayed[phase], torch[phase]
     print("%-24s t=%s %-8s replay %8.3f torch %8.3f diff %+8.3f ms (%+6.1f%%)"
