@@ -43,6 +43,8 @@ struct ThreadReplay {
   std::vector<OpTimes> ops;  // most time in the step first
 };
 
+// `step` replayed at `threads`, each op's mean in it beside its row in `store` (the row of the
+// thread count that prices it: RowThreads), added up per phase and over the step.
 Result<ThreadReplay> ReplayAt(const StepOps& step, int threads, const ProfileOptions& o,
                               const profiler::ProfileStore& store) {
   Result<profiler::StepReplay> r = Replay(step, threads, o);
