@@ -363,7 +363,7 @@ struct CalibrateOptions {
   bool dry_run = false;
   bool keep_worse = false;
   std::string csv;        // where to write the kept calibrations as CSV, or empty
-  std::string leave_out;  // "", "model" or "machine": folds by group instead of by index
+  std::string leave_out;  // "", "model", "machine" or "log": folds by group instead of by index
 };
 
 // Held-out MAPE uncalibrated and calibrated of each group of runs (`label` per run, "" for none),
@@ -429,7 +429,8 @@ int Calibrate(const CalibrateOptions& o) {
   // One calibration per framework and device kind, in the order the runs name them.
   std::vector<std::pair<std::string, std::string>> order;
   std::map<std::pair<std::string, std::string>, std::vector<validation::CalibrationSample>> groups;
-  // Each run's model or machine, where --leave-out makes them the folds; and each run's model.
+  // Each run's model, machine or run log, where --leave-out makes them the folds; and each run's
+  // model.
   std::map<std::pair<std::string, std::string>, std::vector<std::string>> group_of, model_of;
   // Each run's CPU thread count (0 on a GPU or where the run does not state it).
   std::map<std::pair<std::string, std::string>, std::vector<int>> threads_of;
@@ -441,7 +442,9 @@ int Calibrate(const CalibrateOptions& o) {
     const auto key = std::make_pair(p.run.framework, p.prediction.device_kind());
     if (!groups.contains(key)) order.push_back(key);
     groups[key].push_back({TermsOf(p.prediction), p.run.seconds_per_epoch});
-    group_of[key].push_back(o.leave_out == "model" ? p.run.model : p.run.target);
+    group_of[key].push_back(o.leave_out == "model" ? p.run.model
+                            : o.leave_out == "log" ? RunLogOf(p.run)
+                                                   : p.run.target);
     model_of[key].push_back(p.prediction.model_name);
     threads_of[key].push_back(p.prediction.gpu ? 0 : p.run.threads);
     if (!p.prediction.gpu && p.run.allocator_keeps) ++kept[key];
@@ -451,7 +454,7 @@ int Calibrate(const CalibrateOptions& o) {
       logs.push_back(log);
   }
   std::vector<profiler::StoredCalibration> fitted;
-  int worse = 0;
+  int worse = 0, one_group = 0;
   for (const auto& key : order) {
     const std::vector<validation::CalibrationSample>& samples = groups[key];
     std::vector<const validation::CalibrationSample*> ptrs;
@@ -464,6 +467,7 @@ int Calibrate(const CalibrateOptions& o) {
     if (!o.leave_out.empty() && *std::max_element(folds.begin(), folds.end()) == 0) {
       std::cout << ", not fitted: all on one " << o.leave_out << ", which leaves --leave-out "
                 << o.leave_out << " nothing to hold out\n";
+      ++one_group;
       continue;
     }
     Result<validation::CrossValidation> cv = o.leave_out.empty()
@@ -486,9 +490,10 @@ int Calibrate(const CalibrateOptions& o) {
               << ByThreadCount(*cv, samples, threads_of[key]);
     const std::vector<HeldOutGroup> per_model = HeldOutBy(*cv, samples, model_of[key]);
     std::cout << HeldOutLine("model", per_model);
-    // Each machine's runs as its own fold predicted them: whether the correction carries to it.
-    if (o.leave_out == "machine")
-      std::cout << HeldOutLine("machine", HeldOutBy(*cv, samples, group_of[key]));
+    // Each machine's (or log's) runs as its own fold predicted them: whether the correction
+    // carries to a machine it has not seen, or to runs taken at another time.
+    if (o.leave_out == "machine" || o.leave_out == "log")
+      std::cout << HeldOutLine(o.leave_out, HeldOutBy(*cv, samples, group_of[key]));
     // A correction that predicts runs it was not fitted to worse than no correction is not kept.
     if (cv->mape_after >= cv->mape_before && !o.keep_worse) {
       std::cout << "  not kept: it predicts the held-out runs worse than no calibration "
@@ -549,7 +554,9 @@ int Calibrate(const CalibrateOptions& o) {
   if (fitted.empty())
     return ReportError(Status::InvalidArgument(
         worse > 0 ? "no calibration predicted its held-out runs better than none; nothing stored"
-                  : "no framework had enough runs to calibrate"));
+        : one_group > 0 ? "no calibration fitted (see above): with --leave-out " + o.leave_out +
+                              " a framework's runs must span two " + o.leave_out + "s or more"
+                        : "no framework had enough runs to calibrate"));
   if (!o.csv.empty()) {
     std::ofstream out(o.csv);
     out << profiler::CalibrationsCsv(fitted);
@@ -597,8 +604,9 @@ void RegisterCalibrateCommand(CLI::App& app, CommandFn* run) {
   AddRunInputOptions(c, &o->inputs);
   CLI::Option* folds = c->add_option("--folds", o->folds, "Cross-validation folds (default 5)");
   c->add_option("--leave-out", o->leave_out,
-                "Cross-validate with one model or one machine per fold instead of --folds")
-      ->check(CLI::IsMember({"model", "machine"}))
+                "Cross-validate with one model, one machine or one run log per fold instead of "
+                "--folds")
+      ->check(CLI::IsMember({"model", "machine", "log"}))
       ->excludes(folds);
   c->add_flag("--dry-run", o->dry_run, "Report the fit and its cross-validation; store nothing");
   c->add_flag("--keep-worse", o->keep_worse,
