@@ -166,10 +166,6 @@ std::vector<validation::RunResult> ResultsOf(const PredictedRuns& predicted) {
   return results;
 }
 
-std::string RunLogOf(const validation::RunRecord& run) {
-  return run.origin.substr(0, run.origin.rfind(':'));
-}
-
 namespace {
 
 // "keras+tensorflow 1.2.1": a run's framework and version, as a path record names it.
@@ -201,7 +197,7 @@ Result<std::vector<PathRecord>> ShippedRecordsOf(const std::vector<PathKey>& pat
       any_precision.push_back(&r);
       if (PrecisionLabel(r.run) != precision) continue;
       on_path.push_back(&r);
-      add_once(&record.logs, RunLogOf(r.run));
+      add_once(&record.logs, r.run.log());
       add_once(&record.frameworks, FrameworkLabel(r.run));
     }
     record.summary = validation::SummaryOf(path, on_path);

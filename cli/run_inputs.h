@@ -48,9 +48,6 @@ Result<PredictedRuns> ReadAndPredict(const RunInputs& inputs, const std::string&
                                      const std::string& catalog, bool calibrated,
                                      bool hold_out_gpu = false);
 
-// The run log a run was read from, as the command line named it ("@published-runs", a path).
-std::string RunLogOf(const validation::RunRecord& run);
-
 // Each predicted run as `validate` reports it: its family, device kind, path, error and costs.
 std::vector<validation::RunResult> ResultsOf(const PredictedRuns& predicted);
 

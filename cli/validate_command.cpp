@@ -41,6 +41,18 @@ std::string SummaryTable(const std::vector<validation::GroupSummary>& groups,
   return RenderTable(rows, {false, true, true, true, true});
 }
 
+// Each run log's runs: SummaryTable's columns and their mean signed error, which sets logs of one
+// machine taken at different times apart by how fast it ran then.
+std::string LogTable(const std::vector<validation::GroupSummary>& logs) {
+  std::vector<std::vector<std::string>> rows = {
+      {"Run log", "Runs", "MAPE", "Worst", "Within 10%", "Mean error"}};
+  for (const auto& g : logs)
+    rows.push_back({g.name, std::to_string(g.runs), Number("%.1f%%", g.mape),
+                    Number("%+.1f%%", g.worst), std::to_string(g.within_10),
+                    Number("%+.1f%%", g.mean_error)});
+  return RenderTable(rows, {false, true, true, true, true, true});
+}
+
 // The calibrations the runs were predicted with, each once, in the order the runs name them.
 std::vector<profiler::StoredCalibration> AppliedCalibrations(
     const std::vector<PredictedRun>& runs) {
@@ -64,7 +76,7 @@ std::string CalibrationLines(const std::vector<profiler::StoredCalibration>& cs,
     for (const PredictedRun& p : runs)
       in_sample += p.prediction.calibration && p.prediction.calibration->framework == c.framework &&
                    p.prediction.calibration->device_kind == c.device_kind &&
-                   fitted_to.contains(RunLogOf(p.run));
+                   fitted_to.contains(p.run.log());
     s << "Calibration applied: " << c.framework << " on " << c.device_kind << ", "
       << CorrectionText(c.correction()) << " (" << (c.shipped ? "shipped, " : "") << "fitted "
       << c.fitted_at << " on " << c.runs << " runs, held-out MAPE "
@@ -151,6 +163,7 @@ std::string ReportText(const ValidationReport& r, const std::string& calibration
     << SummaryTable(r.by_kind, "Device kind");
   if (r.by_precision.size() > 1) s << "\n" << SummaryTable(r.by_precision, "Precision");
   if (r.by_allocator.size() > 1) s << "\n" << SummaryTable(r.by_allocator, "Allocator");
+  if (r.by_log.size() > 1) s << "\n" << LogTable(r.by_log);
   if (const auto& x = r.repeated)
     s << "\nRepeated runs: " << x->runs << " runs of " << x->configs
       << (x->configs == 1 ? " configuration" : " configurations") << " measured "
@@ -229,6 +242,9 @@ nlohmann::ordered_json ReportJson(const ValidationReport& r) {
   j["by_device_kind"] = groups(r.by_kind);
   j["by_precision"] = groups(r.by_precision);
   j["by_allocator"] = groups(r.by_allocator);
+  j["by_log"] = groups(r.by_log);
+  for (size_t i = 0; i < r.by_log.size(); ++i)
+    j["by_log"][i]["mean_error_percent"] = r.by_log[i].mean_error;
   // `best`: "cheapest" (cost rankings) or "fastest" (time rankings).
   auto rankings = [](const std::vector<validation::Ranking>& gs, const std::string& best) {
     Json a = Json::array();
@@ -443,14 +459,13 @@ int Calibrate(const CalibrateOptions& o) {
     if (!groups.contains(key)) order.push_back(key);
     groups[key].push_back({TermsOf(p.prediction), p.run.seconds_per_epoch});
     group_of[key].push_back(o.leave_out == "model" ? p.run.model
-                            : o.leave_out == "log" ? RunLogOf(p.run)
+                            : o.leave_out == "log" ? p.run.log()
                                                    : p.run.target);
     model_of[key].push_back(p.prediction.model_name);
     threads_of[key].push_back(p.prediction.gpu ? 0 : p.run.threads);
     if (!p.prediction.gpu && p.run.allocator_keeps) ++kept[key];
     std::vector<std::string>& logs = logs_of[key];
-    if (const std::string log = RunLogOf(p.run);
-        std::find(logs.begin(), logs.end(), log) == logs.end())
+    if (const std::string log = p.run.log(); std::find(logs.begin(), logs.end(), log) == logs.end())
       logs.push_back(log);
   }
   std::vector<profiler::StoredCalibration> fitted;

@@ -138,6 +138,7 @@ GroupSummary SummaryOf(const std::string& name, const std::vector<const RunResul
     measured.push_back(r->measured_seconds);
     if (std::abs(r->error_percent) > std::abs(g.worst)) g.worst = r->error_percent;
     if (std::abs(r->error_percent) <= 10) ++g.within_10;
+    g.mean_error += r->error_percent / static_cast<double>(rs.size());
   }
   g.mape = Mape(predicted, measured);
   return g;
@@ -195,6 +196,7 @@ ValidationReport Summarise(std::vector<RunResult> results) {
       GroupBy(report.results, [](const RunResult& r) { return PrecisionLabel(r.run); });
   report.by_allocator =
       GroupBy(report.results, [](const RunResult& r) { return std::string(r.run.allocator()); });
+  report.by_log = GroupBy(report.results, [](const RunResult& r) { return r.run.log(); });
 
   const auto priced = GroupsOf(all, [](const RunResult& r) {
     return r.predicted_usd && r.measured_usd ? BuildOf(r.run) : std::string();

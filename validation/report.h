@@ -38,6 +38,7 @@ struct GroupSummary {
   int runs = 0;
   double mape = 0, worst = 0;  // percent; worst is the signed error of largest magnitude
   int within_10 = 0;           // runs whose |error| is at most 10%
+  double mean_error = 0;       // percent, signed: above 0, predicted too slow on average
 };
 
 // A group's ranking by cost per epoch (runs with prices), or by seconds per epoch (runs without:
@@ -82,6 +83,9 @@ struct ValidationReport {
   // By what the host allocator does with a step's freed memory (RunRecord::allocator_keeps):
   // "keeps" or "returns".
   std::vector<GroupSummary> by_allocator;
+  // By the run log each run was read from (RunRecord::log): logs of the same machine taken at
+  // different times show by their mean error how fast the machine was then.
+  std::vector<GroupSummary> by_log;
   std::vector<Ranking> rankings;  // groups with at least two priced configurations
   // Groups with at least two configurations none of which has a price, ranked by time: a
   // recommender ranks their machines by it where prices are equal or unknown.

@@ -50,6 +50,9 @@ struct RunRecord {
   // in again the next step: a calibration's memory passes apply only to the latter.
   bool allocator_keeps = false;
   const char* allocator() const { return allocator_keeps ? "keeps" : "returns"; }
+  // The run log it was read from, as the command line named it ("@published-runs", a path):
+  // its origin without the line.
+  std::string log() const { return origin.substr(0, origin.rfind(':')); }
   std::string framework;  // "pytorch", "keras+tensorflow"
   std::string framework_version;
   std::string source;

@@ -623,6 +623,30 @@ TEST(ReportTest, EachRepeatedConfigurationHasItsOwnFloor) {
   EXPECT_NEAR(r.repeated->floor_mape, 100 * (20.0 / 60 + 10.0 / 90 + 10.0 / 110) / 5, 1e-9);
 }
 
+// Runs are also summed up by the log they were read from (the origin without its line), with
+// their mean signed error: logs of one machine taken at different times show how fast it ran.
+TEST(ReportTest, RunsAreSummedUpByTheirLog) {
+  auto from = [](const std::string& origin, double predicted, double measured) {
+    RunResult r = MakeResult("vm", predicted, measured, 1);
+    r.run.origin = origin;
+    return r;
+  };
+  ValidationReport r = Summarise({from("@slow-hour:2", 80, 100), from("runs/a:b.csv:3", 110, 100),
+                                  from("@slow-hour:3", 90, 100), from("runs/a:b.csv:2", 100, 100)});
+  ASSERT_EQ(r.by_log.size(), 2u);
+  EXPECT_EQ(r.by_log[0].name, "@slow-hour");
+  EXPECT_EQ(r.by_log[0].runs, 2);
+  EXPECT_NEAR(r.by_log[0].mape, 15, 1e-9);
+  EXPECT_NEAR(r.by_log[0].mean_error, -15, 1e-9);
+  EXPECT_NEAR(r.by_log[0].worst, -20, 1e-9);
+  // A colon in the file's name stays in the log's name: only the last one precedes the line.
+  EXPECT_EQ(r.by_log[1].name, "runs/a:b.csv");
+  EXPECT_NEAR(r.by_log[1].mape, 5, 1e-9);
+  EXPECT_NEAR(r.by_log[1].mean_error, 5, 1e-9);
+  EXPECT_EQ(r.by_log[1].within_10, 2);
+  EXPECT_NEAR(r.all.mean_error, -5, 1e-9);
+}
+
 // A configuration measured in several logs of one machine is ranked once, at the median of its
 // runs. Regression: ranked run by run, the twelve Intel VM logs' 1-thread mnist_mlp was the
 // predicted and the measured fastest configuration, and `validate` said "no, +30%": the run it
