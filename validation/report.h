@@ -1,6 +1,6 @@
 // What `epochcost validate` reports: each run's predicted and measured time and cost per epoch,
 // and the summaries (docs/accuracy.md): MAPE and worst case per prediction path, per model
-// family, per device kind and per precision; per model (and framework build), Kendall's tau between
+// family, per device kind, per precision and per run log; per model (and framework build), Kendall's tau between
 // predicted and measured cost rankings and whether the predicted cheapest configuration is the
 // measured one; for runs without prices, the same of their time rankings, per model, build and
 // precision.
