@@ -4,6 +4,7 @@
 #include <map>
 
 #include "engine/layer_rules.h"
+#include "engine/lowerer.h"
 #include "engine/lowering_options.h"
 
 namespace epochcost {
@@ -14,8 +15,6 @@ namespace {
 int64_t SoftmaxWidth(const Shape& out) {
   return out.dims.empty() ? 1 : std::max<int64_t>(out.dims.back(), 1);
 }
-
-using Dims = std::map<std::string, int64_t>;
 
 // Spatial extent and channels of a feature map, whatever its layout.
 struct Map {
@@ -52,53 +51,9 @@ int64_t SamePad(const LayerSpec& l, int64_t in, int64_t out, int64_t k, int64_t 
   return std::max<int64_t>((out - 1) * s + (k - 1) * dil + 1 - in, 0) / 2;
 }
 
-// Collects signatures for one step, merging identical ones.
-class Lowerer {
- public:
-  Lowerer(const Model& model, const LoweringOptions& o) : model_(model), o_(o) {}
+}  // namespace
 
-  Result<StepOps> Run();
-
- private:
-  void Emit(OpKind kind, Dims dims, const std::string& layer, std::string alg = "", int count = 1);
-  // A dtype conversion of n values (autocast's casts), as a copy from `from` to `to`.
-  void Cast(int64_t n, DType from, DType to, const std::string& layer, int count = 1);
-  void Add(OpSignature sig, const std::string& layer, int count);
-  // The layer's trainable tensors (weights, then bias), in values.
-  std::vector<int64_t> ParamTensors(int i) const;
-  // Whether autocast casts the layer's weights to 16 bits (the ops on its lower-precision list).
-  bool CastsWeights(int i) const;
-  // Whether every input of layer i computes in 16 bits under autocast (compute16_).
-  bool Input16(int i) const;
-  void Eltwise(Activation a, int64_t n, const std::string& layer, bool backward);
-  void Layer(int i);
-  void Backward(int i);
-  void Conv(int i, bool forward);
-  std::pair<Dims, std::string> Pool(int i) const;
-  // Dims the forward and backward ops of a layer share.
-  Dims DenseDims(int i) const;
-  Dims NormDims(int i) const;
-  // A whole recurrent layer's op; under RnnLowering::kAten also what PyTorch's layer runs back
-  // from (seq=1: the whole output sequence, else the last state) and whether its input needs the
-  // gradient (dx=1: autograd records the input's part forwards and computes it backwards); in a
-  // forward pass alone (evaluation), infer=1.
-  Dims RnnDims(int i) const;
-  Dims EmbeddingDims(int i) const;
-  void Optimizers(int i);
-  void UnrolledRnn(int i, bool backward);
-
-  int64_t B() const { return o_.batch; }
-  int64_t In(int i, int k = 0) const { return model_.output_shape(model_.inputs(i)[k]).elements(); }
-  const Shape& InShape(int i, int k = 0) const { return model_.output_shape(model_.inputs(i)[k]); }
-
-  const Model& model_;
-  const LoweringOptions& o_;
-  std::vector<bool> compute16_;   // autocast: the layer computes in o_.precision
-  int current_ = -1;              // the layer whose ops Emit adds
-  std::vector<bool> needs_grad_;  // the layer's output gradient is computed
-  StepOps out_;
-  std::map<std::string, size_t> index_;
-};
+namespace lowering {
 
 void Lowerer::Emit(OpKind kind, Dims dims, const std::string& layer, std::string alg, int count) {
   if (o_.aten_kernels && AlwaysAten(kind, o_.precision)) dims["aten"] = 1;
@@ -303,27 +258,6 @@ Dims Lowerer::NormDims(int i) const {
   // Over a channels-last feature map cuDNN's NHWC batch norm runs (PyTorch's own kernels, for
   // 16-bit weights, are timed in NCHW: aten=1 leaves nhwc out).
   if (o_.channels_last && s.rank() == 3 && !o_.aten_batch_norm) d["nhwc"] = 1;
-  return d;
-}
-
-Dims Lowerer::RnnDims(int i) const {
-  const LayerSpec& l = model_.layer(i);
-  const Shape& s = InShape(i);
-  Dims d{{"t", s.dims[0]},
-         {"mb", B()},
-         {"ic", s.dims[1]},
-         {"hc", l.units},
-         {"dirs", l.bidirectional ? 2 : 1}};
-  if (o_.rnn != RnnLowering::kAten) return d;
-  d["aten"] = 1;
-  d["seq"] = l.rnn_output == RnnOutput::kSequence || l.rnn_output == RnnOutput::kOnnxY ? 1 : 0;
-  if (!o_.training) {  // evaluation runs under torch.no_grad(): autograd records nothing
-    d["infer"] = 1;
-    return d;
-  }
-  bool data_grad = false;
-  for (int q : model_.inputs(i)) data_grad = data_grad || needs_grad_[q];
-  d["dx"] = data_grad ? 1 : 0;
   return d;
 }
 
@@ -635,68 +569,6 @@ void Lowerer::Backward(int i) {
   }
 }
 
-// A recurrent layer as frameworks run it on the CPU, per direction: the input projection of all
-// steps at once, then per step the hidden projection and the cell: for an LSTM, the gate sum,
-// three sigmoids and two tanh (as element-wise ops over the gates), three products and a sum;
-// for a GRU, the gate sums, two sigmoids, a tanh, and the interpolation. Backwards, the same
-// in reverse, plus the concatenations that undo the forward pass's splits (PyTorch's
-// UnsafeSplitBackward and UnbindBackward).
-void Lowerer::UnrolledRnn(int i, bool backward) {
-  const LayerSpec& l = model_.layer(i);
-  const Shape& in = InShape(i);
-  const int64_t t = in.dims[0], x = in.dims[1], h = l.units, dirs = l.bidirectional ? 2 : 1;
-  const bool lstm = l.kind == LayerKind::kLstm;
-  const int64_t gates = lstm ? 4 : 3;
-  const int steps = static_cast<int>(t * dirs);
-  const Dims input_proj{{"mb", B() * t}, {"ic", x}, {"oc", gates * h}, {"bias", 1}};
-  const Dims hidden_proj{{"mb", B()}, {"ic", h}, {"oc", gates * h}, {"bias", 1}};
-  const int64_t gate_n = B() * gates * h, unit_n = B() * h;
-  const std::string& name = l.name;
-  // Per time step, in the order ATen's cell runs them (RNN.cpp: the hidden projection, the gates'
-  // sum, their activations, the cell and hidden state; the backward pass from the hidden state
-  // back to the gates and the hidden projection's gradients).
-  if (!backward) {
-    Emit(OpKind::kInnerProductFwd, input_proj, name, "", static_cast<int>(dirs));
-    for (int k = 0; k < steps; ++k) {
-      Emit(OpKind::kInnerProductFwd, hidden_proj, name);
-      Emit(OpKind::kBinary, {{"n", gate_n}}, name, "add");
-      Emit(OpKind::kEltwiseFwd, {{"n", (lstm ? 3 : 2) * unit_n}}, name, "sigmoid");
-      Emit(OpKind::kEltwiseFwd, {{"n", unit_n}}, name, "tanh");
-      Emit(OpKind::kBinary, {{"n", unit_n}}, name, "mul", 2);
-      Emit(OpKind::kBinary, {{"n", unit_n}}, name, "add", lstm ? 1 : 2);
-      if (lstm) Emit(OpKind::kEltwiseFwd, {{"n", unit_n}}, name, "tanh");
-      Emit(OpKind::kBinary, {{"n", unit_n}}, name, "mul");
-    }
-    return;
-  }
-  bool data_grad = false;
-  for (int q : model_.inputs(i)) data_grad = data_grad || needs_grad_[q];
-  // The cell splits its gate pre-activations into views (unsafe_chunk: one for an LSTM, the input
-  // and hidden gates' for a GRU); the backward pass concatenates their gradients into one tensor
-  // per step. The per-step slices of the input projection are stacked back the same way.
-  for (int k = 0; k < steps; ++k) {
-    // After a direction's first backward step, autograd's engine sums the two gradients that
-    // reach a state used twice: the hidden state's (the next step's projection and the output)
-    // and an LSTM's cell state's (the next step and its tanh), a GRU's hidden state's twice.
-    // AccumulateGrad's sums of the recurrent weights' gradients over the steps are left out: the
-    // only rows of their sizes are the forward gate sum's, whose operands come from memory where
-    // these find theirs in cache (docs/accuracy.md, "The engine's gradient sums").
-    const bool later = k % t != 0;
-    if (later) Emit(OpKind::kBinary, {{"n", unit_n}}, name, "add", 2);
-    Emit(OpKind::kBinary, {{"n", unit_n}}, name, "mul", 2);
-    if (lstm) Emit(OpKind::kEltwiseBwd, {{"n", unit_n}}, name, "tanh");
-    Emit(OpKind::kBinary, {{"n", unit_n}}, name, "mul", 4);
-    Emit(OpKind::kEltwiseBwd, {{"n", (lstm ? 3 : 2) * unit_n}}, name, "sigmoid");
-    Emit(OpKind::kEltwiseBwd, {{"n", unit_n}}, name, "tanh");
-    Emit(OpKind::kConcat, {{"n", gate_n}}, name, "", lstm ? 1 : 2);
-    Emit(OpKind::kInnerProductBwdData, hidden_proj, name);
-    Emit(OpKind::kInnerProductBwdWeights, hidden_proj, name);
-  }
-  Emit(OpKind::kConcat, {{"n", B() * t * gates * h}}, name, "", static_cast<int>(dirs));
-  if (data_grad) Emit(OpKind::kInnerProductBwdData, input_proj, name, "", static_cast<int>(dirs));
-  Emit(OpKind::kInnerProductBwdWeights, input_proj, name, "", static_cast<int>(dirs));
-}
-
 // One update per weight tensor, as frameworks apply them.
 void Lowerer::Optimizers(int i) {
   const LayerSpec& l = model_.layer(i);
@@ -782,13 +654,13 @@ Result<StepOps> Lowerer::Run() {
   return std::move(out_);
 }
 
-}  // namespace
+}  // namespace lowering
 
 Result<StepOps> Lower(const Model& model, const LoweringOptions& options) {
   if (options.batch <= 0 || options.batch > kMaxBatch)
     return Status::InvalidArgument("batch must be from 1 to " + std::to_string(kMaxBatch) +
                                    ", got " + std::to_string(options.batch));
-  Lowerer lowerer(model, options);
+  lowering::Lowerer lowerer(model, options);
   return lowerer.Run();
 }
 
