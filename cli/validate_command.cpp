@@ -32,24 +32,17 @@ struct ValidateOptions {
 
 std::string Usd(const std::optional<double>& v) { return v ? Number("%.4f", *v) : "-"; }
 
+// Each group's runs, MAPE, worst error and runs within 10%, and with `mean_error` their mean signed
+// error.
 std::string SummaryTable(const std::vector<validation::GroupSummary>& groups,
-                         const std::string& title) {
+                         const std::string& title, bool mean_error = false) {
   std::vector<std::vector<std::string>> rows = {{title, "Runs", "MAPE", "Worst", "Within 10%"}};
-  for (const auto& g : groups)
+  if (mean_error) rows[0].push_back("Mean error");
+  for (const auto& g : groups) {
     rows.push_back({g.name, std::to_string(g.runs), Number("%.1f%%", g.mape),
                     Number("%+.1f%%", g.worst), std::to_string(g.within_10)});
-  return RenderTable(rows, {false, true, true, true, true});
-}
-
-// Each run log's runs: SummaryTable's columns and their mean signed error, which sets logs of one
-// machine taken at different times apart by how fast it ran then.
-std::string LogTable(const std::vector<validation::GroupSummary>& logs) {
-  std::vector<std::vector<std::string>> rows = {
-      {"Run log", "Runs", "MAPE", "Worst", "Within 10%", "Mean error"}};
-  for (const auto& g : logs)
-    rows.push_back({g.name, std::to_string(g.runs), Number("%.1f%%", g.mape),
-                    Number("%+.1f%%", g.worst), std::to_string(g.within_10),
-                    Number("%+.1f%%", g.mean_error)});
+    if (mean_error) rows.back().push_back(Number("%+.1f%%", g.mean_error));
+  }
   return RenderTable(rows, {false, true, true, true, true, true});
 }
 
@@ -163,7 +156,9 @@ std::string ReportText(const ValidationReport& r, const std::string& calibration
     << SummaryTable(r.by_kind, "Device kind");
   if (r.by_precision.size() > 1) s << "\n" << SummaryTable(r.by_precision, "Precision");
   if (r.by_allocator.size() > 1) s << "\n" << SummaryTable(r.by_allocator, "Allocator");
-  if (r.by_log.size() > 1) s << "\n" << LogTable(r.by_log);
+  // With each log's mean signed error: logs of one machine taken at different times differ by
+  // how fast it ran then.
+  if (r.by_log.size() > 1) s << "\n" << SummaryTable(r.by_log, "Run log", /*mean_error=*/true);
   if (const auto& x = r.repeated)
     s << "\nRepeated runs: " << x->runs << " runs of " << x->configs
       << (x->configs == 1 ? " configuration" : " configurations") << " measured "
