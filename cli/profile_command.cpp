@@ -205,7 +205,7 @@ Result<int> ProfileInStep(const ProfileOptions& o, const std::vector<int>& threa
           const OpSignature& sig = step.ops[i].signature;
           const bool keep = !o.force && !force_kinds.empty() && !force_kinds.contains(sig.kind) &&
                             store.Find(sig, t).has_value();
-          if (!keep) rows.push_back({sig.ToString(), t, r.ops[i], today});
+          if (!keep) rows.push_back({sig.ToString(), t, r.ops[i], today, /*in_step=*/true});
         }
     }
   }

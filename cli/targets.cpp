@@ -32,11 +32,23 @@ ReferenceDevice Reference(const profiler::Fingerprint& d,
     if (m.threads != threads) continue;
     Result<OpSignature> sig = OpSignature::Parse(m.signature);
     if (!sig.ok()) continue;
-    r.ops.push_back(
-        {.signature = *sig, .median = m.measurement.median, .host = m.measurement.host});
+    r.ops.push_back({.signature = *sig,
+                     .median = m.measurement.median,
+                     .host = m.measurement.host,
+                     .in_step = m.in_step});
     r.date = std::max(r.date, m.measured_at);
   }
   return r;
+}
+
+// The maker of a profiled CPU as data/hardware/cpus.csv's vendor column names it, from its
+// fingerprint's model string ("Intel(R) Xeon(R) Processor", "AMD EPYC (family 26, model 2)");
+// empty where the string names neither.
+std::string CpuVendorOf(const std::string& model) {
+  const std::string m = Lower(model);
+  if (m.find("intel") != std::string::npos) return "Intel";
+  if (m.find("amd") != std::string::npos) return "AMD";
+  return "";
 }
 
 Seconds Fastest(const ReferenceDevice& r) {
@@ -89,6 +101,7 @@ Result<References> LoadReferences(const profiler::ProfileStore& store,
   if (!devices.ok()) return devices.status();
   References refs;
   std::map<DType, size_t> best_cpu;  // the most 1-thread rows of a precision a CPU has so far
+  std::map<std::string, std::map<DType, size_t>> best_of_vendor;  // the same per vendor
   struct MeasuredGpu {
     ReferenceDevice device;
     std::string spec;  // its data/hardware/gpus.csv row
@@ -123,10 +136,13 @@ Result<References> LoadReferences(const profiler::ProfileStore& store,
       // bf16 rows do not make it the reference for f32, nor its f32 rows for bf16.
       std::map<DType, size_t> rows;
       for (const MeasuredOp& o : r.ops) ++rows[o.signature.dtype];
-      std::vector<DType> leads;
-      for (const auto& [dtype, n] : rows)
+      const std::string vendor = CpuVendorOf(d.model);
+      std::vector<DType> leads, vendor_leads;
+      for (const auto& [dtype, n] : rows) {
         if (n > best_cpu[dtype]) leads.push_back(dtype);
-      if (leads.empty()) continue;
+        if (!vendor.empty() && n > best_of_vendor[vendor][dtype]) vendor_leads.push_back(dtype);
+      }
+      if (leads.empty() && vendor_leads.empty()) continue;
       r.roofline.kind = DeviceKind::kCpu;
       r.roofline.fp32 = FlopsPerSecond::FromFlopsPerSecond(peak);
       r.roofline.bandwidth = BytesPerSecond::FromBytesPerSecond(triad);
@@ -152,6 +168,10 @@ Result<References> LoadReferences(const profiler::ProfileStore& store,
       for (DType dtype : leads) {
         best_cpu[dtype] = rows[dtype];
         refs.cpu_by_dtype.insert_or_assign(dtype, cpu);
+      }
+      for (DType dtype : vendor_leads) {
+        best_of_vendor[vendor][dtype] = rows[dtype];
+        refs.cpu_by_vendor[vendor].insert_or_assign(dtype, cpu);
       }
     }
   }

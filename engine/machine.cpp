@@ -133,7 +133,7 @@ Result<MachinePrediction> PredictOnMachine(const Model& model, LoweringOptions o
     out.threads = machine.smt && vcpus >= 2 ? physical * (1 + kHyperthreadGain) : physical;
     target.cores = out.threads;
     BytesPerSecond per_core;
-    if (const CpuReference* cpu = refs.CpuFor(options.precision)) {
+    if (const CpuReference* cpu = refs.CpuFor(options.precision, machine.cpu->vendor)) {
       reference = cpu->reference;
       per_core = cpu->per_core_bandwidth;
       target.usl = cpu->usl;

@@ -53,15 +53,23 @@ struct GpuReference {
 };
 // The measured GPUs are pooled (PoolReferences): `gpu` leads with the GPU that has the most
 // measurements; `gpu_by_model` holds, per measured GPU (its data/hardware/gpus.csv row name), the
-// pool that leads with that GPU's own, for predictions on that GPU.
+// pool that leads with that GPU's own, for predictions on that GPU. The measured CPUs are not
+// pooled: per precision the one measured most at it leads, and the same among each vendor's CPUs
+// (data/hardware/cpus.csv's vendor column: "Intel", "AMD"), since a CPU's kernels carry best to
+// CPUs of its own maker: the same libraries' code paths (OpenBLAS picks its kernels by vendor and
+// model), the same cache hierarchy (docs/cross-device.md).
 struct References {
   std::optional<CpuReference> cpu;  // the f32 one
   std::map<DType, CpuReference> cpu_by_dtype;
+  std::map<std::string, std::map<DType, CpuReference>> cpu_by_vendor;
   std::optional<GpuReference> gpu;
   std::map<std::string, GpuReference> gpu_by_model;
 
-  // The CPU reference for a precision: the CPU measured most at it, else `cpu`.
-  const CpuReference* CpuFor(DType d) const {
+  // The CPU reference for a precision on a CPU of `vendor`: the CPU of that vendor measured most
+  // at it, else of any vendor, else `cpu`.
+  const CpuReference* CpuFor(DType d, const std::string& vendor = "") const {
+    if (auto v = cpu_by_vendor.find(vendor); v != cpu_by_vendor.end())
+      if (auto it = v->second.find(d); it != v->second.end()) return &it->second;
     auto it = cpu_by_dtype.find(d);
     return it != cpu_by_dtype.end() ? &it->second : cpu ? &*cpu : nullptr;
   }

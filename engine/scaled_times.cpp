@@ -109,11 +109,13 @@ bool EfficiencyMayFall(const OpSignature& s) {
   return s.kind == OpKind::kBatchNormFwd || s.kind == OpKind::kBatchNormBwd;
 }
 
-// e = bound / (t - latency) on `r`, within [1e-4, 1] (1 where t is within the latency).
-double Efficiency(const Roofline& r, const OpSignature& sig, Seconds t) {
-  const Seconds work = t - r.latency;
+// e = bound / (t - latency) on `r`, within [1e-4, 1] (1 where t is within the latency), and not
+// capped at 1 for a CPU op timed inside a step (MeasuredOp::in_step): docs/cross-device.md.
+double Efficiency(const Roofline& r, const MeasuredOp& m) {
+  const Seconds work = m.median - r.latency;
   if (work.seconds() <= 0) return 1.0;
-  return std::clamp(r.Bound(sig) / work, 1e-4, 1.0);
+  const double e = std::max(r.Bound(m.signature) / work, 1e-4);
+  return m.in_step && r.kind == DeviceKind::kCpu ? e : std::min(e, 1.0);
 }
 
 }  // namespace
@@ -134,7 +136,7 @@ ReferenceDevice PoolReferences(const std::vector<ReferenceDevice>& devices) {
         if (own.host.seconds() <= 0) own.host = m.host;
         continue;
       }
-      const double e = Efficiency(other.roofline, m.signature, m.median);
+      const double e = Efficiency(other.roofline, m);
       pool.ops.push_back(
           {m.signature,
            pool.roofline.latency + CarriedWork(other.roofline, pool.roofline, m.signature,
@@ -146,7 +148,7 @@ ReferenceDevice PoolReferences(const std::vector<ReferenceDevice>& devices) {
 }
 
 double ReferenceEfficiencies::EfficiencyOf(const MeasuredOp& m) const {
-  return Efficiency(ref_.roofline, m.signature, m.median);
+  return Efficiency(ref_.roofline, m);
 }
 
 std::string ReferenceEfficiencies::Origin(size_t i) const {

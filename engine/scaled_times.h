@@ -39,6 +39,11 @@ struct MeasuredOp {
   // A GPU call's host seconds (its library's API and launches, OpTime::host); 0: not measured.
   // The host's and the libraries', not the GPU's: a scaled GPU call carries it (ScaledTimes).
   Seconds host;
+  // A CPU op timed inside the replayed step (profile --in-step): where it ran faster than its
+  // memory bound (its operands in the caches the step left them in), it carries that speed to
+  // another CPU: its efficiency may exceed 1. A row timed alone found its operands warm from
+  // its own previous call, as a step does not, and is held to its roofline.
+  bool in_step = false;
 };
 
 // A measured device: its roofline at the thread count its times were taken with (one thread on a

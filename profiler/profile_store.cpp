@@ -35,7 +35,8 @@ CREATE TABLE IF NOT EXISTS devices(
 CREATE TABLE IF NOT EXISTS measurements(
   device TEXT NOT NULL REFERENCES devices(id), threads INTEGER NOT NULL, signature TEXT NOT NULL,
   median_s REAL NOT NULL, p10_s REAL NOT NULL, p90_s REAL NOT NULL, count INTEGER NOT NULL,
-  measured_at TEXT NOT NULL, mean_s REAL, host_s REAL, PRIMARY KEY(device, threads, signature));
+  measured_at TEXT NOT NULL, mean_s REAL, host_s REAL, in_step INTEGER NOT NULL DEFAULT 0,
+  PRIMARY KEY(device, threads, signature));
 CREATE TABLE IF NOT EXISTS microbenchmarks(
   device TEXT NOT NULL REFERENCES devices(id), name TEXT NOT NULL, threads INTEGER NOT NULL,
   value REAL NOT NULL, measured_at TEXT NOT NULL, PRIMARY KEY(device, name, threads));
@@ -140,6 +141,12 @@ Status ParseProfile(const Json& doc, Fingerprint* device, std::vector<StoredMeas
     s.measured_at = e.value("measured_at", "");
     if (s.measured_at.size() != 10)
       return Status::InvalidArgument(path + ".measured_at: YYYY-MM-DD");
+    // Optional: files written before 2026-11-29 say nothing of how a row was timed (alone).
+    if (e.contains("in_step")) {
+      if (!e["in_step"].is_boolean())
+        return Status::InvalidArgument(path + ".in_step: expected true or false");
+      s.in_step = e["in_step"].get<bool>();
+    }
     ms->push_back(std::move(s));
   }
   const Json& b = doc.value("microbenchmarks", Json::array());
@@ -200,6 +207,9 @@ Result<std::unique_ptr<ProfileStore>> ProfileStore::Open(const std::string& path
   // passes were fitted read them as 0.
   for (const char* column : {"mean_s", "host_s"})
     EPOCHCOST_RETURN_IF_ERROR(AddColumnIfMissing(*store->db_, "measurements", column, "REAL"));
+  // Rows stored before a row said how it was timed read as timed alone.
+  EPOCHCOST_RETURN_IF_ERROR(
+      AddColumnIfMissing(*store->db_, "measurements", "in_step", "INTEGER NOT NULL DEFAULT 0"));
   for (const char* column : {"per_step_overhead_s", "memory_passes"})
     EPOCHCOST_RETURN_IF_ERROR(
         AddColumnIfMissing(*store->db_, "calibrations", column, "REAL NOT NULL DEFAULT 0"));
@@ -243,19 +253,20 @@ Status ProfileStore::Put(const Fingerprint& device, const StoredMeasurement& m, 
   EPOCHCOST_RETURN_IF_ERROR(PutDevice(*db_, device));
   Result<Statement> q = db_->Prepare(
       "INSERT INTO measurements(device, threads, signature, median_s, p10_s, p90_s, count, "
-      "measured_at, mean_s, host_s, shipped) "
-      "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, NULLIF(?9, 0), NULLIF(?10, 0), ?11) "
+      "measured_at, mean_s, host_s, shipped, in_step) "
+      "VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, NULLIF(?9, 0), NULLIF(?10, 0), ?11, ?12) "
       "ON CONFLICT(device, threads, signature) DO UPDATE SET median_s = excluded.median_s, "
       "p10_s = excluded.p10_s, p90_s = excluded.p90_s, count = excluded.count, "
       "measured_at = excluded.measured_at, mean_s = excluded.mean_s, host_s = excluded.host_s, "
-      "shipped = excluded.shipped WHERE excluded.shipped = 0 OR measurements.shipped = 1");
+      "shipped = excluded.shipped, in_step = excluded.in_step "
+      "WHERE excluded.shipped = 0 OR measurements.shipped = 1");
   if (!q.ok()) return q.status();
   q->Bind(1, device.id()).Bind(2, int64_t{m.threads}).Bind(3, m.signature);
   q->Bind(4, m.measurement.median.seconds()).Bind(5, m.measurement.p10.seconds());
   q->Bind(6, m.measurement.p90.seconds()).Bind(7, int64_t{m.measurement.count});
   q->Bind(8, m.measured_at).Bind(9, m.measurement.mean.seconds());
   q->Bind(10, m.measurement.host.seconds());
-  q->Bind(11, int64_t{from == Provenance::kShipped});
+  q->Bind(11, int64_t{from == Provenance::kShipped}).Bind(12, int64_t{m.in_step});
   return q->Run();
 }
 
@@ -343,7 +354,7 @@ Result<std::vector<Fingerprint>> ProfileStore::Devices() const {
 Result<std::vector<StoredMeasurement>> ProfileStore::Measurements(const Fingerprint& d) const {
   Result<Statement> q = db_->Prepare(
       "SELECT signature, threads, median_s, p10_s, p90_s, count, measured_at, IFNULL(mean_s, 0), "
-      "IFNULL(host_s, 0) FROM measurements WHERE device = ?1 ORDER BY threads, signature");
+      "IFNULL(host_s, 0), in_step FROM measurements WHERE device = ?1 ORDER BY threads, signature");
   if (!q.ok()) return q.status();
   q->Bind(1, d.id());
   std::vector<StoredMeasurement> out;
@@ -356,7 +367,7 @@ Result<std::vector<StoredMeasurement>> ProfileStore::Measurements(const Fingerpr
          Measurement{Seconds::FromSeconds(q->Double(2)), Seconds::FromSeconds(q->Double(3)),
                      Seconds::FromSeconds(q->Double(4)), static_cast<int>(q->Int(5)),
                      Seconds::FromSeconds(q->Double(7)), "", Seconds::FromSeconds(q->Double(8))},
-         q->Text(6)});
+         q->Text(6), q->Int(9) != 0});
   }
   return out;
 }
@@ -542,6 +553,7 @@ Result<std::string> ProfileStore::ExportJson(const Fingerprint& d) const {
     if (m.measurement.host.seconds() > 0) e["host_s"] = m.measurement.host.seconds();
     e["count"] = m.measurement.count;
     e["measured_at"] = m.measured_at;
+    if (m.in_step) e["in_step"] = true;
     doc["measurements"].push_back(std::move(e));
   }
   return doc.dump(1) + "\n";

@@ -29,6 +29,10 @@ struct StoredMeasurement {
   int threads = 1;
   Measurement measurement;
   std::string measured_at;  // YYYY-MM-DD
+  // Timed inside the replayed step (`profile --in-step`), its operands where the step leaves
+  // them, rather than alone in a loop that finds them warm. Only such a row may carry to another
+  // CPU faster than its memory bound there (docs/cross-device.md).
+  bool in_step = false;
 };
 
 struct Microbenchmark {

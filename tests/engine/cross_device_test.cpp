@@ -475,6 +475,35 @@ TEST(ScaledTimesTest, ACallOnOneThreadTakesOneCore) {
   EXPECT_EQ(whole.Find(mul, 1)->mean, whole.Find(mul, 4)->mean);
 }
 
+// A CPU op timed inside the replayed step faster than its memory bound (its operands in the caches
+// the step left them in) carries that speed: at 100 GB/s `mul n=2048` (24,576 bytes) is bound at
+// 0.24576 us and took half that, efficiency 2; on a CPU of half the bandwidth it takes
+// 0.49152 us / 2. The same time measured alone (its operands warm from its own last call) is held
+// to the bound there, as is a GPU's.
+TEST(ScaledTimesTest, ACpuOpTimedInTheStepMayRunPastItsMemoryBound) {
+  Roofline ref = Device(1, 100, 0);
+  ref.kind = DeviceKind::kCpu;
+  const OpSignature mul = Sig("binary dt=f32 alg=mul n=2048");
+  const OpSignature add = Sig("binary dt=f32 alg=add n=2048");
+  MeasuredOp in_step = MeasuredAt(ref, "binary dt=f32 alg=mul n=2048", 2);
+  in_step.in_step = true;
+  ASSERT_NEAR(in_step.median.seconds(), 0.12288e-6, 1e-18);
+  const MeasuredOp alone = MeasuredAt(ref, "binary dt=f32 alg=add n=2048", 2);
+  TargetDevice cpu{Device(1, 50, 0), 1, {}};
+  cpu.roofline.kind = DeviceKind::kCpu;
+  const ScaledTimes there(std::make_shared<const ReferenceEfficiencies>(
+                              ReferenceDevice{"Ref CPU", "2026-01-02", ref, {in_step, alone}}),
+                          cpu);
+  EXPECT_NEAR(there.Find(mul, 1)->median.seconds(), 0.24576e-6, 1e-18);
+  EXPECT_NEAR(there.Find(add, 1)->median.seconds(), 0.49152e-6, 1e-18);
+  // On a GPU the flag changes nothing.
+  Roofline gpu = Device(1, 100, 0);
+  const ScaledTimes on_gpu(std::make_shared<const ReferenceEfficiencies>(
+                               ReferenceDevice{"Ref GPU", "2026-01-02", gpu, {in_step}}),
+                           TargetDevice{Device(1, 50, 0), 1, {}});
+  EXPECT_NEAR(on_gpu.Find(mul, 1)->median.seconds(), 0.49152e-6, 1e-18);
+}
+
 TEST(UslTest, FitsAlphaAndBetaExactlyFromThreePoints) {
   const Usl truth{0.05, 0.001, ""};
   std::vector<SpeedupPoint> pts;
@@ -557,6 +586,46 @@ TEST(MachineTest, PredictionWithoutOpRowsIsTheSame) {
   EXPECT_NEAR(bare->epoch.backward.seconds(), backward.seconds(), 1e-12 * backward.seconds());
   // The source of the most expensive op leads the summary.
   EXPECT_EQ(rows->source.rfind(rows->epoch.ops.front().source, 0), 0u) << rows->source;
+}
+
+// A CPU target is scaled from a measured CPU of its own maker where there is one (the one measured
+// most at the precision among them), else from the CPU measured most: a Skylake from the Intel
+// profile, a Genoa from the AMD one, a Graviton (AWS) from the AMD one, measured more.
+TEST(MachineTest, ACpuIsScaledFromAMeasuredCpuOfItsMaker) {
+  Result<Model> model = LoadZooModel("mnist_mlp");
+  ASSERT_TRUE(model.ok());
+  auto reference = [](const char* name, const char* dtype = "f32") {
+    Roofline r = Device(0.1, 10, 1);
+    r.kind = DeviceKind::kCpu;
+    const std::string ip = std::string("ip_fwd dt=") + dtype + " bias=1 ic=784 mb=128 oc=512";
+    return CpuReference{std::make_shared<const ReferenceEfficiencies>(ReferenceDevice{
+                            name, "2026-01-02", r, {MeasuredAt(r, ip.c_str(), 0.5)}}),
+                        {},
+                        BytesPerSecond::FromGBps(10),
+                        Seconds::FromMicroseconds(1),
+                        Seconds()};
+  };
+  References refs;
+  refs.cpu = reference("Ref AMD");
+  refs.cpu_by_dtype.emplace(DType::kFloat32, *refs.cpu);
+  refs.cpu_by_vendor["AMD"].emplace(DType::kFloat32, *refs.cpu);
+  refs.cpu_by_vendor["Intel"].emplace(DType::kFloat32, reference("Ref Intel"));
+  auto source = [&](const char* family) {
+    Result<MachinePrediction> p = PredictOnMachine(
+        *model, {.batch = 128}, CpuMachine("cpu:x", family, 8), refs, {.samples = 60000});
+    return p.ok() ? p->epoch.ops.front().source : p.status().message();
+  };
+  EXPECT_EQ(source("Skylake-SP (Xeon Scalable 1st gen)").rfind("scaled from Ref Intel", 0), 0u);
+  EXPECT_EQ(source("EPYC Genoa (9004)").rfind("scaled from Ref AMD", 0), 0u);
+  EXPECT_EQ(source("Graviton3").rfind("scaled from Ref AMD", 0), 0u);
+  // bf16: the Intel CPU measured none, so a Sapphire Rapids takes the CPU measured most in it.
+  refs.cpu_by_dtype.emplace(DType::kBFloat16, reference("Ref AMD bf16", "bf16"));
+  Result<MachinePrediction> bf16 = PredictOnMachine(
+      *model, {.batch = 128, .precision = DType::kBFloat16},
+      CpuMachine("cpu:x", "Sapphire Rapids (Xeon Scalable 4th gen)", 8), refs, {.samples = 60000});
+  ASSERT_TRUE(bf16.ok()) << bf16.status().message();
+  EXPECT_EQ(bf16->epoch.ops.front().source.rfind("scaled from Ref AMD bf16", 0), 0u)
+      << bf16->epoch.ops.front().source;
 }
 
 // A call scaled to an unmeasured GPU pays what its library took the measured GPU's host beyond a

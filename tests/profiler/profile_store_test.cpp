@@ -6,6 +6,7 @@
 #include <unistd.h>
 
 #include <filesystem>
+#include <map>
 
 #include "catalog/sqlite.h"
 #include "profiler/calibration_table.h"
@@ -64,6 +65,38 @@ TEST_F(ProfileStoreTest, PutFindExportImport) {
   EXPECT_DOUBLE_EQ((*fresh)->Find(sig, 2)->mean.seconds(), 11e-6);
   EXPECT_EQ(json->find("\"mean_s\": 2e-05"), std::string::npos);  // no mean invented for it
   EXPECT_DOUBLE_EQ((*fresh)->Find(old, 2)->mean.seconds(), 20e-6);
+}
+
+// A row timed inside the replayed step says so in the store and in the exported file, and a row
+// of a file that says nothing of it reads as timed alone (docs/cross-device.md: only the former
+// may carry past its memory bound).
+TEST_F(ProfileStoreTest, KeepsWhetherARowWasTimedInTheStep) {
+  Result<std::unique_ptr<ProfileStore>> store = ProfileStore::Open(path_);
+  ASSERT_TRUE(store.ok()) << store.status().message();
+  const Measurement m{Seconds::FromMicroseconds(10), Seconds::FromMicroseconds(9),
+                      Seconds::FromMicroseconds(12), 50, Seconds::FromMicroseconds(11)};
+  const std::string in_step = "ip_fwd dt=f32 bias=1 ic=8 mb=4 oc=2";
+  const std::string alone = "ip_fwd dt=f32 bias=1 ic=8 mb=4 oc=3";
+  ASSERT_TRUE((*store)->Put(TestDevice(), {in_step, 1, m, "2026-01-02", true}).ok());
+  ASSERT_TRUE((*store)->Put(TestDevice(), {alone, 1, m, "2026-01-02"}).ok());
+  auto flags = [](const ProfileStore& s) {
+    std::map<std::string, bool> out;
+    const Result<std::vector<StoredMeasurement>> rows = s.Measurements(TestDevice());
+    for (const StoredMeasurement& r : *rows) out[r.signature] = r.in_step;
+    return out;
+  };
+  const std::map<std::string, bool> expected{{in_step, true}, {alone, false}};
+  EXPECT_EQ(flags(**store), expected);
+  Result<std::string> json = (*store)->ExportJson(TestDevice());
+  ASSERT_TRUE(json.ok());
+  EXPECT_NE(json->find("\"in_step\": true"), std::string::npos);
+  EXPECT_EQ(json->find("\"in_step\": false"), std::string::npos);  // said only where true
+  store->reset();
+  for (const char* ext : {"", "-wal", "-shm"}) std::filesystem::remove(path_ + ext);
+  Result<std::unique_ptr<ProfileStore>> fresh = ProfileStore::Open(path_);
+  ASSERT_TRUE(fresh.ok());
+  ASSERT_EQ(*(*fresh)->ImportJson(*json, "p.json"), 2);
+  EXPECT_EQ(flags(**fresh), expected);
 }
 
 // A shipped profile loaded into a store (a newer epochcost's) replaces the rows an earlier
@@ -196,6 +229,14 @@ TEST_F(ProfileStoreTest, BadProfilesChangeNothing) {
                 .status()
                 .message(),
             "bad.json: measurements[0].host_s: expected a positive number of seconds");
+  EXPECT_EQ((*store)
+                ->ImportJson(head + R"({"signature": "ip_fwd dt=f32 ic=2 mb=1 oc=3", "threads": 1,
+          "median_s": 2e-5, "p10_s": 1e-5, "p90_s": 4e-5, "count": 3,
+          "measured_at": "2026-01-02", "in_step": "yes"}]})",
+                             "bad.json")
+                .status()
+                .message(),
+            "bad.json: measurements[0].in_step: expected true or false");
   EXPECT_EQ((*store)
                 ->ImportJson(R"({"format": "epochcost-profile", "version": 7})", "v.json")
                 .status()
