@@ -141,7 +141,8 @@ Status ParseProfile(const Json& doc, Fingerprint* device, std::vector<StoredMeas
     s.measured_at = e.value("measured_at", "");
     if (s.measured_at.size() != 10)
       return Status::InvalidArgument(path + ".measured_at: YYYY-MM-DD");
-    // Optional: files written before 2026-11-29 say nothing of how a row was timed (alone).
+    // Optional: files written before 2026-11-28 (thirty-seventh session) say nothing of how a row
+    // was timed: alone.
     if (e.contains("in_step")) {
       if (!e["in_step"].is_boolean())
         return Status::InvalidArgument(path + ".in_step: expected true or false");
