@@ -397,6 +397,9 @@ ReferenceEfficiencies::Lent ReferenceEfficiencies::For(const OpSignature& sig,
     lent.efficiency = DefaultEfficiency(kind, ClassOf(sig.kind));
     lent.how = "analytic";
   }
+  // Only an op's own row timed in the step runs past its bound: another op's operands, of
+  // another size, may not be in the caches where that one's were.
+  if (lent.how != "measured") lent.efficiency = std::min(lent.efficiency, 1.0);
   if (lent.how != "measured" && lent.how != "interpolated" && !rnn) {
     Bracket(sig, &lent);
     Dominate(sig, &lent);

@@ -479,7 +479,7 @@ TEST(ScaledTimesTest, ACallOnOneThreadTakesOneCore) {
 // the step left them in) carries that speed: at 100 GB/s `mul n=2048` (24,576 bytes) is bound at
 // 0.24576 us and took half that, efficiency 2; on a CPU of half the bandwidth it takes
 // 0.49152 us / 2. The same time measured alone (its operands warm from its own last call) is held
-// to the bound there, as is a GPU's.
+// to the bound there, as is a GPU's, and so is what the row lends to another op.
 TEST(ScaledTimesTest, ACpuOpTimedInTheStepMayRunPastItsMemoryBound) {
   Roofline ref = Device(1, 100, 0);
   ref.kind = DeviceKind::kCpu;
@@ -496,6 +496,11 @@ TEST(ScaledTimesTest, ACpuOpTimedInTheStepMayRunPastItsMemoryBound) {
                           cpu);
   EXPECT_NEAR(there.Find(mul, 1)->median.seconds(), 0.24576e-6, 1e-18);
   EXPECT_NEAR(there.Find(add, 1)->median.seconds(), 0.49152e-6, 1e-18);
+  // It lends no more than its roofline: another op's operands may not be in the caches.
+  const ReferenceEfficiencies::Lent& bigger =
+      there.EfficiencyFor(Sig("binary dt=f32 alg=mul n=65536"));
+  EXPECT_EQ(bigger.how, "nearest");
+  EXPECT_DOUBLE_EQ(bigger.efficiency, 1.0);
   // On a GPU the flag changes nothing.
   Roofline gpu = Device(1, 100, 0);
   const ScaledTimes on_gpu(std::make_shared<const ReferenceEfficiencies>(
