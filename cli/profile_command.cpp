@@ -205,7 +205,9 @@ Result<int> ProfileInStep(const ProfileOptions& o, const std::vector<int>& threa
           const OpSignature& sig = step.ops[i].signature;
           const bool keep = !o.force && !force_kinds.empty() && !force_kinds.contains(sig.kind) &&
                             store.Find(sig, t).has_value();
-          if (!keep) rows.push_back({sig.ToString(), t, r.ops[i], today, /*in_step=*/true});
+          // A row whose operands were warmed before each call is not one the step's caches
+          // gave it: it carries to other CPUs as a row timed alone does.
+          if (!keep) rows.push_back({sig.ToString(), t, r.ops[i], today, !o.warm_operands});
         }
     }
   }

@@ -15,13 +15,13 @@ namespace epochcost::onnx_import {
 
 struct Constant {
   std::vector<int64_t> dims;
-  std::vector<double> data;  // empty when the values are unknown (stripped weights)
+  std::vector<double> data;    // empty when the values are unknown (stripped weights)
   // Per element: stands for the batch size times the element's value, a positive integer (1
   // from Shape; PyTorch's attention multiplies it by the heads, and the sequence by it).
   std::vector<bool> is_batch;
-  bool integer = false;  // an integer tensor: Div truncates, as ONNX's integer Div does
-  bool learned = false;  // a floating-point initializer: the model's parameters
-  bool batched = false;  // has a batch-sized axis (initial RNN states, expanded tokens)
+  bool integer = false;        // an integer tensor: Div truncates, as ONNX's integer Div does
+  bool learned = false;        // a floating-point initializer: the model's parameters
+  bool batched = false;        // has a batch-sized axis (initial RNN states, expanded tokens)
 
   int64_t elements() const;
   bool has_data() const { return !data.empty() || elements() == 0; }
