@@ -28,6 +28,20 @@ grep -q ": $want op times stored from replayed steps" "$dir/profile.txt" ||
 # them (no two steps take the same nanoseconds): the first layer's product, called once a step,
 # counts 25 calls, each dropout 50.
 "$bin" profile export "$dir/in-step.json"
+# Every row it stored says it was timed in the step (docs/profiles.md: it may carry past its
+# memory bound).
+{ "$bin" models ops mnist_mlp --batch 16; "$bin" models ops mnist_mlp --batch 16 --forward-only; } |
+  sed -nE 's/^ *[0-9]+  (.*[^ ])  +[^ ].*$/\1/p' | sort -u >"$dir/signatures.txt"
+in_step_rows() {  # FILE: of the 1-thread rows of signatures.txt, how many say in_step, of how many
+  python3 -c "import json, sys
+want = set(open(sys.argv[2]).read().split(chr(10))) - {''}
+rows = [m for m in json.load(open(sys.argv[1]))['measurements']
+        if m['threads'] == 1 and m['signature'] in want]
+print(sum(m.get('in_step') is True for m in rows), len(rows))" "$1" "$dir/signatures.txt"
+}
+distinct=$(wc -l <"$dir/signatures.txt")
+[ "$(in_step_rows "$dir/in-step.json")" = "$distinct $distinct" ] ||
+  { echo "in-step rows marked: $(in_step_rows "$dir/in-step.json") of $distinct" >&2; exit 1; }
 count_of() {
   grep -A6 "\"signature\": \"$1\"" "$dir/in-step.json" | grep -m1 -oE '"count": [0-9]+' |
     grep -oE '[0-9]+$'
@@ -69,6 +83,10 @@ relu="eltwise_fwd dt=f32 alg=relu n=8192"
 "$bin" profile mnist_mlp --batch 16 --in-step --threads 1 --warm-operands >"$dir/warm.txt"
 grep -q ": $want op times stored from replayed steps" "$dir/warm.txt" ||
   { cat "$dir/warm.txt" >&2; echo "--warm-operands: expected $want op times stored" >&2; exit 1; }
+# Its operands warmed before each call, no row of it says it was timed as the step left them.
+"$bin" profile export "$dir/warm.json"
+[ "$(in_step_rows "$dir/warm.json")" = "0 $distinct" ] ||
+  { echo "--warm-operands rows marked in_step: $(in_step_rows "$dir/warm.json")" >&2; exit 1; }
 "$bin" predict mnist_mlp --batch 16 --threads 1 --on local-cpu >"$dir/predict.txt"
 ops_in_table=$(grep -cE '^ *[0-9.]+%' "$dir/predict.txt")
 here=$(grep -cE '^ *[0-9.]+%.*measured here' "$dir/predict.txt")
