@@ -430,23 +430,26 @@ int List(const ProfileOptions& o) {
   Result<std::vector<profiler::Fingerprint>> devices = (*store)->Devices();
   if (!devices.ok()) return ReportError(devices.status());
   std::vector<std::vector<std::string>> rows = {
-      {"Kind", "Device", "ISA", "Measurements", "Threads", "Measured", "Library"}};
+      {"Kind", "Device", "ISA", "Measurements", "In step", "Threads", "Measured", "Library"}};
   for (const profiler::Fingerprint& d : *devices) {
     Result<std::vector<profiler::StoredMeasurement>> ms = (*store)->Measurements(d);
     if (!ms.ok()) return ReportError(ms.status());
     std::set<int> threads;
     std::string first, last;
+    size_t in_step = 0;  // rows timed inside the replayed step (profile --in-step)
     for (const auto& m : *ms) {
       threads.insert(m.threads);
       if (first.empty() || m.measured_at < first) first = m.measured_at;
       last = std::max(last, m.measured_at);
+      in_step += m.in_step;
     }
     std::string t;
     for (int n : threads) t += (t.empty() ? "" : ",") + std::to_string(n);
-    rows.push_back({d.kind, d.model, d.isa.empty() ? "-" : d.isa, std::to_string(ms->size()), t,
+    rows.push_back({d.kind, d.model, d.isa.empty() ? "-" : d.isa, std::to_string(ms->size()),
+                    d.kind == "cpu" ? std::to_string(in_step) : "-", t,
                     first == last ? first : first + ".." + last, d.library});
   }
-  std::cout << RenderTable(rows, {false, false, false, true, false, false, false});
+  std::cout << RenderTable(rows, {false, false, false, true, true, false, false, false});
   Result<std::vector<profiler::StoredCalibration>> cs = (*store)->Calibrations();
   if (!cs.ok()) return ReportError(cs.status());
   if (cs->empty()) return kExitOk;
