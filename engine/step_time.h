@@ -24,7 +24,7 @@ struct OpTime {
   // where an op's runs are bimodal (two thread pools on two cores, docs/accuracy.md "The
   // step sums means"), the median hides the slow mode the step pays.
   Seconds mean;
-  std::string source;  // "measured here (DEVICE, DATE)"
+  std::string source;  // "measured here (DATE)", "measured here in the step (DATE)"
   // A GPU call's host seconds (its library API and launches, profiler/backend.h); 0: unknown.
   Seconds host;
 };

@@ -288,8 +288,8 @@ Status ProfileStore::PutMicrobenchmark(const Fingerprint& device, const Microben
 std::optional<OpTime> ProfileStore::Find(const OpSignature& sig, int threads) const {
   if (!find_) {
     Result<Statement> q = db_->Prepare(
-        "SELECT median_s, p10_s, p90_s, measured_at, IFNULL(mean_s, median_s), IFNULL(host_s, 0) "
-        "FROM measurements WHERE device = ?1 AND threads = ?2 AND signature = ?3");
+        "SELECT median_s, p10_s, p90_s, measured_at, IFNULL(mean_s, median_s), IFNULL(host_s, 0), "
+        "in_step FROM measurements WHERE device = ?1 AND threads = ?2 AND signature = ?3");
     if (!q.ok()) return std::nullopt;
     find_ = std::make_unique<Statement>(std::move(*q));
   }
@@ -298,9 +298,13 @@ std::optional<OpTime> ProfileStore::Find(const OpSignature& sig, int threads) co
   q.Bind(1, device_.id()).Bind(2, int64_t{threads}).Bind(3, sig.ToString());
   Result<bool> row = q.Step();
   if (!row.ok() || !*row) return std::nullopt;
-  OpTime t{Seconds::FromSeconds(q.Double(0)),   Seconds::FromSeconds(q.Double(1)),
-           Seconds::FromSeconds(q.Double(2)),   Seconds::FromSeconds(q.Double(4)),
-           "measured here (" + q.Text(3) + ")", Seconds::FromSeconds(q.Double(5))};
+  OpTime t{
+      Seconds::FromSeconds(q.Double(0)),
+      Seconds::FromSeconds(q.Double(1)),
+      Seconds::FromSeconds(q.Double(2)),
+      Seconds::FromSeconds(q.Double(4)),
+      std::string("measured here") + (q.Int(6) != 0 ? " in the step" : "") + " (" + q.Text(3) + ")",
+      Seconds::FromSeconds(q.Double(5))};
   q.Reset();  // ends the read, so that a writer (profile, import) is not kept waiting
   if (t.host.seconds() > 0 || device_.kind != "gpu") return t;
   if (!borrowed_host_) {

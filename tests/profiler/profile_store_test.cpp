@@ -87,6 +87,10 @@ TEST_F(ProfileStoreTest, KeepsWhetherARowWasTimedInTheStep) {
   };
   const std::map<std::string, bool> expected{{in_step, true}, {alone, false}};
   EXPECT_EQ(flags(**store), expected);
+  (*store)->SelectDevice(TestDevice());
+  EXPECT_EQ((*store)->Find(*OpSignature::Parse(in_step), 1)->source,
+            "measured here in the step (2026-01-02)");
+  EXPECT_EQ((*store)->Find(*OpSignature::Parse(alone), 1)->source, "measured here (2026-01-02)");
   Result<std::string> json = (*store)->ExportJson(TestDevice());
   ASSERT_TRUE(json.ok());
   EXPECT_NE(json->find("\"in_step\": true"), std::string::npos);
