@@ -72,8 +72,10 @@ struct LoweringOptions {
   // whose weights stay fp32 (embeddings) run in fp32, and so does every op after them until one
   // on the 16-bit list casts its input down (and its gradient back up).
   bool amp = false;
-  // Under amp: recurrent layers are on autocast's 16-bit list (PyTorch's CUDA autocast); its CPU
-  // autocast (PyTorch 1.13) lists none, so on a CPU they run in fp32 with fp32 weights.
+  // Under amp: recurrent layers compute in 16 bits. PyTorch's CUDA autocast lists them; its CPU
+  // autocast (1.13) lists none, but at::lstm's gate products are aten::linear calls made through
+  // the dispatcher, which it casts (docs/accuracy.md, "A Zen 4 profile timed in the step"), so
+  // epochcost sets this on both. False: a framework whose recurrent layers stay fp32.
   bool amp_rnn16 = true;
   // PyTorch's channels_last memory format (NHWC) for 4-D tensors, as NVIDIA's recipes add
   // (`--memory-format nhwc`): 2-D convolutions, windowed 2-D pooling and batch norm over feature
