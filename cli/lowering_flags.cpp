@@ -114,7 +114,6 @@ Result<LoweringOptions> ResolveLowering(const LoweringFlags& f, const Model& mod
       .aten_batch_norm = gpu && !f.no_aten && !amp &&
                          (*precision == DType::kBFloat16 || *precision == DType::kFloat16),
       .amp = amp,
-      .amp_rnn16 = true,
       .channels_last = f.channels_last};
 }
 
