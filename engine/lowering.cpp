@@ -61,6 +61,11 @@ void Lowerer::Emit(OpKind kind, Dims dims, const std::string& layer, std::string
     dims["aten"] = 1;
   DType dtype = o_.precision;
   if (o_.amp && current_ >= 0 && !compute16_[current_]) dtype = DType::kFloat32;
+  if (IsRecurrent(kind) && current_ >= 0 &&
+      CastsInsideUnderAutocast(model_.layer(current_).kind, o_)) {
+    dtype = o_.precision;  // the layer's products, cast call by call (amp=1)
+    dims["amp"] = 1;
+  }
   if (o_.amp && Float32UnderAutocast(kind)) {
     dtype = DType::kFloat32;
     // Autocast casts the 16-bit input up and the next 16-bit op casts the output down; the
@@ -282,7 +287,7 @@ void Lowerer::Layer(int i) {
   switch (l.kind) {
     case LayerKind::kInput:
       // Autocast: float inputs stay fp32 until the first 16-bit op casts them.
-      if (o_.amp && !l.dtype) Cast(n_out, DType::kFloat32, o_.precision, name);
+      if (o_.amp && !l.dtype && compute16_[i]) Cast(n_out, DType::kFloat32, o_.precision, name);
       return;
     case LayerKind::kFlatten:
     case LayerKind::kReshape:

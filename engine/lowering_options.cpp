@@ -126,10 +126,15 @@ bool CastsWeightsUnderAutocast(LayerKind kind, const LoweringOptions& o) {
       return true;
     case LayerKind::kLstm:
     case LayerKind::kGru:
-      return o.amp_rnn16;
+      return o.amp_rnn16 && !CastsInsideUnderAutocast(kind, o);
     default:
       return false;
   }
+}
+
+bool CastsInsideUnderAutocast(LayerKind kind, const LoweringOptions& o) {
+  return o.amp && o.rnn == RnnLowering::kAten &&
+         (kind == LayerKind::kLstm || kind == LayerKind::kGru);
 }
 
 std::vector<bool> AutocastComputes16(const Model& model, const LoweringOptions& o) {
@@ -137,8 +142,18 @@ std::vector<bool> AutocastComputes16(const Model& model, const LoweringOptions& 
   if (!o.amp) return computes16;
   for (int i = 0; i < model.size(); ++i) {
     const LayerKind kind = model.layer(i).kind;
-    if (CastsWeightsUnderAutocast(kind, o) || kind == LayerKind::kInput)
-      computes16[i] = true;  // a float input is cast at the input layer
+    if (kind == LayerKind::kInput) {
+      // A float input is cast at the input layer, unless only layers that cast inside read it.
+      bool read_outside = false, read = false;
+      for (int j = i + 1; j < model.size(); ++j)
+        for (int q : model.inputs(j))
+          if (q == i) {
+            read = true;
+            read_outside = read_outside || !CastsInsideUnderAutocast(model.layer(j).kind, o);
+          }
+      computes16[i] = read_outside || !read;
+    } else if (CastsWeightsUnderAutocast(kind, o))
+      computes16[i] = true;
     else if (kind == LayerKind::kEmbedding || kind == LayerKind::kPositionEmbedding ||
              kind == LayerKind::kLstm || kind == LayerKind::kGru)
       computes16[i] = false;  // fp32 weights on no autocast list

@@ -36,13 +36,20 @@ int FrameworkCalls(const OpSignature& sig);
 bool Float32UnderAutocast(OpKind kind);
 
 // Whether autocast casts a layer's weights to 16 bits: the layers on its lower-precision list
-// (recurrent ones only where LoweringOptions::amp_rnn16).
+// (recurrent ones only where LoweringOptions::amp_rnn16, and not those that cast inside).
 bool CastsWeightsUnderAutocast(LayerKind kind, const LoweringOptions& o);
 
+// Whether a layer runs under autocast as one op that casts inside, call by call: a recurrent
+// layer lowered as PyTorch's whole at::lstm or at::gru (RnnLowering::kAten), whose gate products
+// are aten::linear calls that CPU autocast casts to 16 bits each time, weights included, while
+// its output stays fp32 (docs/accuracy.md, "An autocast LSTM timed as PyTorch runs it"). Its
+// signatures carry dt=bf16 amp=1 and are timed under autocast with fp32 tensors.
+bool CastsInsideUnderAutocast(LayerKind kind, const LoweringOptions& o);
+
 // Under autocast, whether each layer of `model` computes in the 16-bit type: the layers that
-// cast their weights do; embeddings and (where not on the list) recurrent layers, whose fp32
-// weights are on no list, do not; the rest follow their inputs (fp32 if any input is). All true
-// without autocast.
+// cast their weights do; embeddings and recurrent layers not on the list or casting inside,
+// whose outputs stay fp32, do not; an input layer does unless only such recurrent layers read
+// it; the rest follow their inputs (fp32 if any input is). All true without autocast.
 std::vector<bool> AutocastComputes16(const Model& model, const LoweringOptions& o);
 
 // Whether every input of layer i computes in 16 bits (`computes16` as above).

@@ -113,6 +113,11 @@ Result<TorchCall> TorchKernel(const OpSignature& sig) {
     r.sequence = static_cast<int>(sig.dim("seq"));
     r.input_grad = static_cast<int>(sig.dim("dx"));
     r.inference = static_cast<int>(sig.dim("infer"));
+    // amp=1: CPU autocast to bf16 around fp32 tensors (engine/lowering.h, LoweringOptions::amp).
+    r.autocast = static_cast<int>(sig.dim("amp"));
+    if (r.autocast && sig.dtype != DType::kBFloat16)
+      return Status::Unsupported(sig.ToString() + ": amp=1 is CPU autocast to bf16 (dt=bf16)");
+    if (r.autocast) r.bf16 = 0;
     if (r.inference && r.op == kEpochcostTorchRnnBwd)
       return Status::Unsupported(sig.ToString() + ": infer=1 is a forward pass's");
   } else {

@@ -4,6 +4,7 @@
 
 #include <ATen/ATen.h>
 #include <ATen/Parallel.h>
+#include <ATen/autocast_mode.h>
 #include <malloc.h>
 #include <omp.h>
 #include <torch/version.h>
@@ -103,8 +104,37 @@ struct RnnLayer {
   std::vector<at::Tensor> params;  // per direction: w_ih, w_hh, b_ih, b_hh
   int64_t directions, batch, hidden;
   bool gru, sequence;
+  bool autocast = false;  // the forward pass under CPU autocast to bf16
 
   at::Tensor Forward() const {
+    if (!autocast) return Run();
+    // As torch.autocast("cpu", torch.bfloat16) enters and leaves: its dtype, the nesting count,
+    // and the cache of cast weights cleared on leaving. Inside, at::lstm's own calls (the gate
+    // products, aten::linear) pass the dispatcher, which casts their operands to bf16 each call;
+    // its element-wise work stays in the types those calls return.
+    const bool was = at::autocast::is_cpu_enabled();
+    const at::ScalarType dtype = at::autocast::get_autocast_cpu_dtype();
+    at::autocast::set_autocast_cpu_dtype(at::kBFloat16);
+    at::autocast::set_cpu_enabled(true);
+    at::autocast::increment_nesting();
+    at::Tensor y;
+    try {
+      y = Run();
+    } catch (...) {
+      Leave(was, dtype);
+      throw;
+    }
+    Leave(was, dtype);
+    return y;
+  }
+
+  static void Leave(bool was, at::ScalarType dtype) {
+    if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
+    at::autocast::set_cpu_enabled(was);
+    at::autocast::set_autocast_cpu_dtype(dtype);
+  }
+
+  at::Tensor Run() const {
     const at::TensorOptions o = x.options().requires_grad(false);
     at::Tensor h0 = at::zeros({directions, batch, hidden}, o);
     at::Tensor y, h;
@@ -129,9 +159,9 @@ struct RnnLayer {
 using Graphs = std::deque<at::Tensor>;
 std::shared_ptr<Graphs> GraphsOf(const EpochcostTorchRequest& r) {
   static std::mutex mutex;
-  static std::map<std::array<int64_t, 9>, std::weak_ptr<Graphs>> queues;
-  const std::array<int64_t, 9> key{r.steps, r.batch,    r.features,   r.hidden, r.directions,
-                                   r.gru,   r.sequence, r.input_grad, r.bf16};
+  static std::map<std::array<int64_t, 10>, std::weak_ptr<Graphs>> queues;
+  const std::array<int64_t, 10> key{r.steps, r.batch,    r.features,   r.hidden, r.directions,
+                                    r.gru,   r.sequence, r.input_grad, r.bf16,   r.autocast};
   std::lock_guard<std::mutex> lock(mutex);
   std::shared_ptr<Graphs> q = queues[key].lock();
   if (!q) {
@@ -164,6 +194,7 @@ Kernel Rnn(const EpochcostTorchRequest& r, bool backward) {
   layer->hidden = r.hidden;
   layer->gru = r.gru != 0;
   layer->sequence = r.sequence != 0;
+  layer->autocast = r.autocast != 0;
   if (r.inference) {
     for (at::Tensor& p : layer->params) p.set_requires_grad(false);
     layer->x.set_requires_grad(false);

@@ -41,6 +41,10 @@ struct EpochcostTorchRequest {
   // under torch.no_grad() (evaluation: nothing recorded for a backward pass).
   int64_t steps, batch, features, hidden, directions;
   int gru, sequence, input_grad, inference;
+  // rnn: 1 when the layer runs under CPU autocast to bf16 (torch.autocast("cpu", torch.bfloat16)
+  // around the forward pass): fp32 input and weights, which ATen's loop casts call by call
+  // (bf16 is then 0).
+  int autocast;
 };
 
 // A kernel for `request`, run by epochcost_torch_run until epochcost_torch_free; null, with the

@@ -362,7 +362,8 @@ TEST(LoweringTest, SixteenBitBatchNormOnAGpuIsPyTorchsOwn) {
 // Autocast leaves an embedding (fp32 weights, on no list) in fp32, and the ops after it until a
 // 16-bit op casts its input down (and its gradient back up). Recurrent layers are on no list of
 // PyTorch 1.13's CPU autocast, yet its LSTM's gate products are linear calls that it casts, so
-// epochcost lowers them in 16 bits there too (amp_rnn16); with amp_rnn16 off they stay fp32.
+// epochcost lowers them in 16 bits there too (amp_rnn16; as PyTorch's whole at::lstm, below,
+// where the lowering is kAten); with amp_rnn16 off they stay fp32.
 // (Checked in PyTorch: under torch.autocast("cpu", bfloat16) an embedding, a mean over it and an
 // LSTM return fp32, a linear layer bf16, and the LSTM makes 165 casts in 40 steps.)
 TEST(LoweringTest, AutocastKeepsEmbeddingsAndWhatFollowsThemInFp32) {
@@ -407,6 +408,43 @@ TEST(LoweringTest, AutocastKeepsEmbeddingsAndWhatFollowsThemInFp32) {
   for (const auto& [sig, n] : c)
     if (sig.rfind("rnn_fwd dt=bf16", 0) == 0) fused16 += n;
   EXPECT_EQ(fused16, 1);
+}
+
+// PyTorch's whole at::lstm under CPU autocast (RnnLowering::kAten): one op each way that casts its
+// gate products' operands call by call, weights included (dt=bf16 amp=1, timed under autocast
+// with fp32 tensors), and returns fp32. So no weight casts around it, no cast of an input only it
+// reads, and the dense layer after it casts its fp32 input down. Counted by hand, batch 4:
+// imdb_bidirectional_lstm's dense layer reads 4 x 128 values; lstm_text_generation's input
+// (4 x 40 x 57) goes to its LSTM uncast and its dense layer reads 4 x 128 values.
+TEST(LoweringTest, AutocastAtenLstmCastsInsideAndReturnsFp32) {
+  const LoweringOptions amp{.batch = 4,
+                            .precision = DType::kBFloat16,
+                            .rnn = RnnLowering::kAten,
+                            .aten_kernels = true,
+                            .amp = true};
+  for (const char* name : {"imdb_bidirectional_lstm", "lstm_text_generation"}) {
+    SCOPED_TRACE(name);
+    Result<Model> m = LoadZooModel(name);
+    ASSERT_TRUE(m.ok());
+    Result<StepOps> ops = Lower(*m, amp);
+    ASSERT_TRUE(ops.ok());
+    std::map<std::string, int> c;
+    int lstm_casts = 0, lstm_amp = 0;
+    for (const StepOp& op : ops->ops) {
+      c[op.signature.ToString()] += op.count;
+      for (const std::string& layer : op.layers) {
+        if (layer != "lstm_1") continue;
+        if (op.signature.kind == OpKind::kReorder) lstm_casts += op.count;
+        if (IsRecurrent(op.signature.kind) && op.signature.dtype == DType::kBFloat16 &&
+            op.signature.dim("amp") == 1)
+          lstm_amp += op.count;
+      }
+    }
+    EXPECT_EQ(lstm_casts, 0);
+    EXPECT_EQ(lstm_amp, 2);  // rnn_fwd and rnn_bwd
+    EXPECT_EQ(c["reorder dt=bf16 alg=from_fp32 n=512"], 1);
+    EXPECT_EQ(c["reorder dt=bf16 alg=from_fp32 n=9120"], 0);
+  }
 }
 
 TEST(LoweringTest, AutocastCastsWeightsAndRunsItsFp32OpsInFp32) {

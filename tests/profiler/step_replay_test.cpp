@@ -115,7 +115,14 @@ TEST(StepReplayTest, AnOpNeverCalledHasNoRuns) {
                                         *OpSignature::Parse("eltwise_fwd dt=f32 alg=tanh n=64")};
   Result<StepReplay> r = ReplayCpuStep(ops, {0, 0}, kThreeSteps);
   ASSERT_TRUE(r.ok()) << r.status().message();
-  EXPECT_EQ(r->ops[0].count, 4);  // two calls in each of the two steps nearest the median
+  // Two calls in each of the steps nearest the median: ceil(n / 2) of the n timed steps, more
+  // where two lie as far from it. n is 3 unless a slow step kept the mean from settling (a loaded
+  // machine: it failed once, 2026-11-29, under `ctest -j2` when this expected exactly 4).
+  const int steps = r->step.count;
+  EXPECT_GE(steps, 3);
+  EXPECT_EQ(r->ops[0].count % 2, 0);
+  EXPECT_GE(r->ops[0].count, 2 * ((steps + 1) / 2));
+  EXPECT_LE(r->ops[0].count, 2 * steps);
   EXPECT_EQ(r->ops[1].count, 0);
 }
 
