@@ -72,10 +72,11 @@ struct LoweringOptions {
   // whose weights stay fp32 (embeddings) run in fp32, and so does every op after them until one
   // on the 16-bit list casts its input down (and its gradient back up).
   bool amp = false;
-  // Under amp: recurrent layers compute in 16 bits. PyTorch's CUDA autocast lists them; its CPU
-  // autocast (1.13) lists none, but at::lstm's gate products are aten::linear calls made through
-  // the dispatcher, which it casts (docs/accuracy.md, "A Zen 4 profile timed in the step"), so
-  // epochcost sets this on both. False: a framework whose recurrent layers stay fp32.
+  // Under amp: recurrent layers compute in 16 bits, their weights cast once a step (cuDNN's
+  // layer: PyTorch's CUDA autocast lists them). False: a framework whose recurrent layers stay
+  // fp32. A layer lowered as PyTorch's whole at::lstm or at::gru (kAten, a CPU's) is neither:
+  // CPU autocast (1.13) lists none, but casts the gate products' aten::linear calls inside it,
+  // so it is one op timed under autocast (CastsInsideUnderAutocast, engine/lowering_options.h).
   bool amp_rnn16 = true;
   // PyTorch's channels_last memory format (NHWC) for 4-D tensors, as NVIDIA's recipes add
   // (`--memory-format nhwc`): 2-D convolutions, windowed 2-D pooling and batch norm over feature

@@ -362,8 +362,8 @@ TEST(LoweringTest, SixteenBitBatchNormOnAGpuIsPyTorchsOwn) {
 // Autocast leaves an embedding (fp32 weights, on no list) in fp32, and the ops after it until a
 // 16-bit op casts its input down (and its gradient back up). Recurrent layers are on no list of
 // PyTorch 1.13's CPU autocast, yet its LSTM's gate products are linear calls that it casts, so
-// epochcost lowers them in 16 bits there too (amp_rnn16; as PyTorch's whole at::lstm, below,
-// where the lowering is kAten); with amp_rnn16 off they stay fp32.
+// epochcost lowers them in 16 bits there too: PyTorch's whole at::lstm (kAten) as one op that
+// casts inside (next test), another lowering with amp_rnn16; with amp_rnn16 off they stay fp32.
 // (Checked in PyTorch: under torch.autocast("cpu", bfloat16) an embedding, a mean over it and an
 // LSTM return fp32, a linear layer bf16, and the LSTM makes 165 casts in 40 steps.)
 TEST(LoweringTest, AutocastKeepsEmbeddingsAndWhatFollowsThemInFp32) {
