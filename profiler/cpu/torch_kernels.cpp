@@ -89,6 +89,10 @@ bool TorchTimes(const OpSignature& sig) {
 
 Result<TorchCall> TorchKernel(const OpSignature& sig) {
   if (!TorchTimes(sig)) return Status::Unsupported(sig.ToString() + ": not an ATen-module op");
+  if (sig.dim("amp") != 0 && (!IsRecurrent(sig.kind) || sig.dtype != DType::kBFloat16))
+    return Status::InvalidArgument(sig.ToString() +
+                                   ": amp=1 is a recurrent layer under CPU autocast to bf16 "
+                                   "(rnn_fwd or rnn_bwd, dt=bf16)");
   Result<const Module*> module = LoadModule();
   if (!module.ok()) return module.status();
   EpochcostTorchRequest r{};
@@ -113,10 +117,8 @@ Result<TorchCall> TorchKernel(const OpSignature& sig) {
     r.sequence = static_cast<int>(sig.dim("seq"));
     r.input_grad = static_cast<int>(sig.dim("dx"));
     r.inference = static_cast<int>(sig.dim("infer"));
-    // amp=1: CPU autocast to bf16 around fp32 tensors (engine/lowering.h, LoweringOptions::amp).
+    // amp=1: CPU autocast to bf16 around fp32 tensors (CastsInsideUnderAutocast).
     r.autocast = static_cast<int>(sig.dim("amp"));
-    if (r.autocast && sig.dtype != DType::kBFloat16)
-      return Status::Unsupported(sig.ToString() + ": amp=1 is CPU autocast to bf16 (dt=bf16)");
     if (r.autocast) r.bf16 = 0;
     if (r.inference && r.op == kEpochcostTorchRnnBwd)
       return Status::Unsupported(sig.ToString() + ": infer=1 is a forward pass's");

@@ -255,7 +255,10 @@ TEST(TorchKernelTest, TimesPyTorchsRecurrentLayerWhole) {
   for (const char* line :
        {"rnn_fwd dt=f32 alg=gru aten=1 dirs=1 dx=0 hc=8 ic=4 mb=3 seq=1 t=5",
         "rnn_bwd dt=f32 alg=gru aten=1 dirs=1 dx=0 hc=8 ic=4 mb=3 seq=1 t=5",
-        "rnn_fwd dt=bf16 alg=lstm aten=1 dirs=1 dx=1 hc=8 ic=4 mb=3 seq=0 t=5"}) {
+        "rnn_fwd dt=bf16 alg=lstm aten=1 dirs=1 dx=1 hc=8 ic=4 mb=3 seq=0 t=5",
+        // Under CPU autocast (fp32 tensors, the gate products cast call by call).
+        "rnn_fwd dt=bf16 alg=lstm amp=1 aten=1 dirs=2 dx=1 hc=8 ic=4 mb=3 seq=0 t=5",
+        "rnn_bwd dt=bf16 alg=lstm amp=1 aten=1 dirs=2 dx=1 hc=8 ic=4 mb=3 seq=0 t=5"}) {
     Result<TorchCall> call = TorchKernel(*OpSignature::Parse(line));
     ASSERT_TRUE(call.ok()) << line << ": " << call.status().message();
     if (call->before) call->before();
@@ -271,6 +274,20 @@ TEST(TorchKernelTest, TimesPyTorchsRecurrentLayerWhole) {
           .ok());
   // The module is not asked for oneDNN's fused layer (no aten=1).
   EXPECT_FALSE(TorchTimes(*OpSignature::Parse("rnn_fwd dt=f32 alg=lstm hc=8 ic=4 mb=3 t=5")));
+}
+
+// amp=1 names a recurrent layer under CPU autocast to bf16; on anything else it is a bad
+// signature (an error, whether or not the module is built), not one to time as something else.
+TEST(TorchKernelTest, AutocastIsARecurrentLayersInBf16) {
+  for (const char* line : {"rnn_fwd dt=f32 alg=lstm amp=1 aten=1 dirs=1 dx=0 hc=8 ic=4 mb=3 t=5",
+                           "embedding_fwd dt=bf16 amp=1 dim=4 rows=6 vocab=10"}) {
+    Result<TorchCall> call = TorchKernel(*OpSignature::Parse(line));
+    ASSERT_FALSE(call.ok()) << line;
+    EXPECT_EQ(call.status().code(), StatusCode::kInvalidArgument) << line;
+    EXPECT_NE(call.status().message().find("amp=1 is a recurrent layer under CPU autocast"),
+              std::string::npos)
+        << call.status().message();
+  }
 }
 
 // bf16 is the upper half of an f32, rounded to nearest with ties to even, as c10::BFloat16 and
