@@ -144,14 +144,10 @@ std::vector<bool> AutocastComputes16(const Model& model, const LoweringOptions& 
     const LayerKind kind = model.layer(i).kind;
     if (kind == LayerKind::kInput) {
       // A float input is cast at the input layer, unless only layers that cast inside read it.
-      bool read_outside = false, read = false;
-      for (int j = i + 1; j < model.size(); ++j)
-        for (int q : model.inputs(j))
-          if (q == i) {
-            read = true;
-            read_outside = read_outside || !CastsInsideUnderAutocast(model.layer(j).kind, o);
-          }
-      computes16[i] = read_outside || !read;
+      const std::vector<int>& readers = model.consumers(i);
+      computes16[i] = readers.empty() || std::any_of(readers.begin(), readers.end(), [&](int j) {
+                        return !CastsInsideUnderAutocast(model.layer(j).kind, o);
+                      });
     } else if (CastsWeightsUnderAutocast(kind, o))
       computes16[i] = true;
     else if (kind == LayerKind::kEmbedding || kind == LayerKind::kPositionEmbedding ||

@@ -95,6 +95,32 @@ std::function<void()> AutogradChain(int64_t n) {
   };
 }
 
+// What torch.autocast("cpu", torch.bfloat16) sets while it is entered: its dtype, autocast on,
+// the nesting count, and on leaving the cache of cast weights cleared. Inside, at::lstm's own
+// calls (the gate products, aten::linear) pass the dispatcher, which casts their operands to bf16
+// each call; its element-wise work stays in the types those calls return.
+class CpuAutocast {
+ public:
+  CpuAutocast()
+      : was_enabled_(at::autocast::is_cpu_enabled()),
+        was_dtype_(at::autocast::get_autocast_cpu_dtype()) {
+    at::autocast::set_autocast_cpu_dtype(at::kBFloat16);
+    at::autocast::set_cpu_enabled(true);
+    at::autocast::increment_nesting();
+  }
+  ~CpuAutocast() {
+    if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
+    at::autocast::set_cpu_enabled(was_enabled_);
+    at::autocast::set_autocast_cpu_dtype(was_dtype_);
+  }
+  CpuAutocast(const CpuAutocast&) = delete;
+  CpuAutocast& operator=(const CpuAutocast&) = delete;
+
+ private:
+  const bool was_enabled_;
+  const at::ScalarType was_dtype_;
+};
+
 // A recurrent layer as nn.LSTM and nn.GRU (batch_first, one layer, both bias sets) run it in
 // training: zero initial states, at::lstm or at::gru, and the output the model reads (the whole
 // sequence, or each direction's last hidden state concatenated, as tools/reference/torch_step.py
@@ -108,30 +134,8 @@ struct RnnLayer {
 
   at::Tensor Forward() const {
     if (!autocast) return Run();
-    // As torch.autocast("cpu", torch.bfloat16) enters and leaves: its dtype, the nesting count,
-    // and the cache of cast weights cleared on leaving. Inside, at::lstm's own calls (the gate
-    // products, aten::linear) pass the dispatcher, which casts their operands to bf16 each call;
-    // its element-wise work stays in the types those calls return.
-    const bool was = at::autocast::is_cpu_enabled();
-    const at::ScalarType dtype = at::autocast::get_autocast_cpu_dtype();
-    at::autocast::set_autocast_cpu_dtype(at::kBFloat16);
-    at::autocast::set_cpu_enabled(true);
-    at::autocast::increment_nesting();
-    at::Tensor y;
-    try {
-      y = Run();
-    } catch (...) {
-      Leave(was, dtype);
-      throw;
-    }
-    Leave(was, dtype);
-    return y;
-  }
-
-  static void Leave(bool was, at::ScalarType dtype) {
-    if (at::autocast::decrement_nesting() == 0) at::autocast::clear_cache();
-    at::autocast::set_cpu_enabled(was);
-    at::autocast::set_autocast_cpu_dtype(dtype);
+    CpuAutocast scope;
+    return Run();
   }
 
   at::Tensor Run() const {
