@@ -30,8 +30,8 @@ struct RecommendOptions {
 };
 
 int Recommend(const RecommendOptions& o) {
-  if (!(o.epochs > 0 && std::isfinite(o.epochs)))
-    return ReportError(Status::InvalidArgument("--epochs must be positive"));
+  if (!(o.epochs > 0 && std::isfinite(o.epochs) && o.epochs <= 1e6))  // as `schedule` takes
+    return ReportError(Status::InvalidArgument("--epochs must be above 0 and at most 1e6"));
   if (o.top < 0) return ReportError(Status::InvalidArgument("--top must not be negative"));
   for (double v : {o.max_hours, o.max_usd, o.checkpoint_minutes})
     if (!std::isnan(v) && !(v > 0))

@@ -303,7 +303,7 @@ Result<Machine> ResolveTarget(const std::string& target, const catalog::CatalogS
   if (!out.ok()) return out.status();
   if (gpus > 0 && out->gpus > 0 && gpus != out->gpus)
     return Status::InvalidArgument("--gpus " + std::to_string(gpus) + ": " + target + " has " +
-                                   std::to_string(out->gpus) + " GPUs");
+                                   std::to_string(out->gpus) + (out->gpus == 1 ? " GPU" : " GPUs"));
   return out;
 }
 
