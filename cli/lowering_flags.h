@@ -45,6 +45,11 @@ void AddInputPipelineOption(CLI::App* app, double* ms);
 // The option's value as time; an error for a negative, NaN or absurd one (over 10 minutes).
 Result<Seconds> InputPerSample(double ms);
 
+// The error for an --overhead-us of predict and recommend (a framework's cost per op call) that is
+// negative or absurd (over a second a call).
+inline constexpr char kOverheadRange[] =
+    "--overhead-us must be from 0 to 1e6 (microseconds per op call)";
+
 // The flags as given, as a command line fragment (" --precision bf16 --optimizer sgd"; empty when
 // none was), so that a suggested `epochcost profile` measures the signatures predict lowered.
 std::string LoweringFlagsCommandLine(const LoweringFlags& flags);

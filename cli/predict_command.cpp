@@ -2,12 +2,16 @@
 // from `epochcost profile`) or on any other machine (scaled, cli/prediction.h), with the largest
 // ops, where each time came from, and the error the shipped run logs show for that path.
 #include <algorithm>
+#include <cmath>
 #include <iostream>
+#include <limits>
 #include <nlohmann/json.hpp>
 
 #include "cli/commands.h"
 #include "cli/format.h"
+#include "cli/lowering_flags.h"
 #include "cli/prediction.h"
+#include "cli/profile_common.h"
 #include "cli/run_inputs.h"
 #include "cli/targets.h"
 #include "profiler/microbench.h"
@@ -19,8 +23,8 @@ struct PredictOptions {
   PredictionRequest request;
   std::string profiles, catalog;
   int top = 10;
-  double overhead_us = -1;
-  double input_ms = 0;  // --input-ms-per-sample
+  double overhead_us = std::numeric_limits<double>::quiet_NaN();  // NaN: not given
+  double input_ms = 0;                                            // --input-ms-per-sample
   bool json = false;
 };
 
@@ -362,7 +366,14 @@ int PrintElsewhere(const PredictOptions& o, const Prediction& p, const Result<Pa
 int Predict(PredictOptions o) {
   if (o.request.threads <= 0)
     return ReportError(Status::InvalidArgument("--threads must be positive"));
-  if (o.overhead_us >= 0) o.request.overhead = Seconds::FromMicroseconds(o.overhead_us);
+  if (o.request.on == "local-cpu" && o.request.threads > HardwareThreads())
+    return ReportError(Status::InvalidArgument("--threads " + std::to_string(o.request.threads) +
+                                               ": " + HardwareThreadsText()));
+  if (!std::isnan(o.overhead_us)) {
+    if (!(o.overhead_us >= 0 && o.overhead_us <= 1e6))
+      return ReportError(Status::InvalidArgument(kOverheadRange));
+    o.request.overhead = Seconds::FromMicroseconds(o.overhead_us);
+  }
   Result<Seconds> input = InputPerSample(o.input_ms);
   if (!input.ok()) return ReportError(input.status());
   o.request.input_per_sample = *input;

@@ -8,6 +8,7 @@
 #include <iostream>
 #include <set>
 #include <sstream>
+#include <thread>
 #include <utility>
 
 #include "catalog/records.h"
@@ -42,10 +43,23 @@ Result<std::vector<int>> ParseThreads(const std::string& list) {
     if (used == 0 || used != item.size() || t <= 0)
       return Status::InvalidArgument("--threads '" + list +
                                      "': expected positive integers separated by commas");
+    if (t > HardwareThreads())
+      return Status::InvalidArgument("--threads " + std::to_string(t) + ": " +
+                                     HardwareThreadsText());
     out.push_back(t);
   }
   if (out.empty()) return Status::InvalidArgument("--threads is empty");
   return out;
+}
+
+int HardwareThreads() {
+  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
+}
+
+std::string HardwareThreadsText() {
+  const int n = HardwareThreads();
+  return "this machine has " + std::to_string(n) +
+         (n == 1 ? " hardware thread" : " hardware threads");
 }
 
 Result<std::unique_ptr<profiler::ProfileStore>> OpenProfiles(const std::string& path) {
@@ -512,7 +526,8 @@ void RegisterProfileCommand(CLI::App& app, CommandFn* run) {
       "profile", "Measure the op times of models on this machine's CPU or GPU and store them");
   profile->add_option("MODEL", o->models, "Zoo names or model files");
   profile->add_option("--device", o->device, "cpu (default: oneDNN) or gpu (cuDNN and cuBLAS)");
-  profile->add_option("--threads", o->threads, "CPU thread counts, e.g. 1,2 (default 1)");
+  profile->add_option("--threads", o->threads,
+                      "CPU thread counts, e.g. 1,2 (default 1; at most the logical processors)");
   CLI::Option* batch =
       profile->add_option("--batch", o->batch, "Batch size (default: each model's own)");
   profile->add_option("--profiles", o->profiles,
@@ -571,7 +586,8 @@ void RegisterProfileCommand(CLI::App& app, CommandFn* run) {
                  "Keep repeating for at least this long (default 200), then, on the CPU, for up to "
                  "ten times as long until the mean is known to within 3%");
   op->add_option("--repeats", o->repeats, "And at least this many times (default 10)");
-  op->add_option("--threads", o->threads, "CPU thread counts, e.g. 1,2 (default 1)");
+  op->add_option("--threads", o->threads,
+                 "CPU thread counts, e.g. 1,2 (default 1; at most the logical processors)");
   op->add_option("--device", o->device, "cpu (default) or gpu");
   op->footer(
       "Example:\n  epochcost profile op \"ip_fwd dt=f32 bias=1 ic=1024 mb=1024 oc=1024\" "
@@ -583,7 +599,8 @@ void RegisterProfileCommand(CLI::App& app, CommandFn* run) {
       "Run a model's whole training step on this CPU, call after call, and time it (nothing is "
       "stored)");
   step->add_option("MODEL", o->models, "A zoo name or model file")->required();
-  step->add_option("--threads", o->threads, "CPU thread counts, e.g. 1,2 (default 1)");
+  step->add_option("--threads", o->threads,
+                   "CPU thread counts, e.g. 1,2 (default 1; at most the logical processors)");
   CLI::Option* step_batch =
       step->add_option("--batch", o->batch, "Batch size (default: the model's own)");
   step->add_option("--steps", o->steps, "Timed steps (default 50, as the reference harness)");

@@ -39,7 +39,15 @@ struct ProfileOptions {
   bool json = false;           // step: one JSON object instead of the tables
 };
 
-// "1,2" -> {1, 2}; an error names the list unless every item is a positive integer.
+// The logical processors of this machine (std::thread::hardware_concurrency; 1 where unknown):
+// the most threads a CPU measurement may use.
+int HardwareThreads();
+// "this machine has N hardware threads", for errors.
+std::string HardwareThreadsText();
+
+// "1,2" -> {1, 2}; an error names the list unless every item is a positive integer, and names
+// a count above HardwareThreads() (oversubscribed cores time the scheduler, not the kernels;
+// 100,000 threads crashed the OpenMP runtime).
 Result<std::vector<int>> ParseThreads(const std::string& list);
 
 // The profile store at `path`, or at the default path when it is empty.

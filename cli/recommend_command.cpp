@@ -37,8 +37,8 @@ int Recommend(const RecommendOptions& o) {
     if (!std::isnan(v) && !(v > 0))
       return ReportError(Status::InvalidArgument(
           "--max-hours, --max-usd and --checkpoint-minutes must be positive"));
-  if (o.overhead_us < 0)
-    return ReportError(Status::InvalidArgument("--overhead-us must not be negative"));
+  if (!std::isnan(o.overhead_us) && !(o.overhead_us >= 0 && o.overhead_us <= 1e6))
+    return ReportError(Status::InvalidArgument(kOverheadRange));
   Result<Model> model = LoadModel(o.model);
   if (!model.ok()) return ReportError(model.status());
   int64_t batch = 0;  // the model's own

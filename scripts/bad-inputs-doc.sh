@@ -23,7 +23,11 @@ This page is generated from those cases by `scripts/bad-inputs-doc.sh`, and the 
 file (and line, record or field) or the option, saying what is wrong; exit status 1 for a bad
 input, 2 for a malformed command line; nothing stored changes (imports are single transactions:
 `CatalogTest` and `DurabilityTest`). Inputs no one wrote by hand are covered by the fuzzers
-(`docs/reliability.md`), which check the same one-line rule on every input they generate.
+(`docs/reliability.md`), which check the same one-line rule on every input they generate. One
+bad input's message names the machine's own count, so no golden output can hold it: a thread
+count above this machine's logical processors (`epochcost profile mnist_mlp --threads 100000`:
+`epochcost: error: --threads 100000: this machine has 2 hardware threads`; it had crashed the
+OpenMP runtime), checked by the test `effect.threads_above_hardware`.
 
 HEAD
   local kinds
