@@ -382,6 +382,11 @@ Result<std::vector<catalog::Offer>> SelectOffers(const catalog::CatalogStore& ca
     if (!got.ok()) return got.status();
     std::move(got->begin(), got->end(), std::back_inserter(all));
   }
+  if (all.empty() && !s.as_of.empty())
+    return Status::InvalidArgument("--as-of " + s.as_of + ": no price " +
+                                   (clouds.empty() ? "in the catalog" : "of " + CommaList(clouds)) +
+                                   " was observed on or before that date (see `epochcost "
+                                   "catalog list`)");
   for (const std::string& region : regions)
     if (Status in = CheckRegion(all, region, clouds, s.as_of); !in.ok()) return in;
   std::vector<catalog::Offer> offers;
