@@ -40,10 +40,15 @@ int ReportError(const Status& status);
 struct CountOption {
   const CLI::Option* option;
   int64_t min;
+  int64_t max = kMaxCount;
+  // The most samples (or steps) an epoch may count: a trillion, above any data set; 1e15 samples
+  // had been predicted as a 1,000-year epoch.
+  static constexpr int64_t kMaxCount = 1'000'000'000'000;
 };
 
-// The one-line error for the first given count below its minimum ("--batch must be positive,
-// got 0"); OK when every given count is in range. Call it after parsing.
+// The one-line error for the first given count out of range ("--batch must be positive, got 0",
+// "--samples must be at most 1000000000000, got ..."); OK when every given count is in range.
+// Call it after parsing.
 Status CheckCounts(const std::vector<CountOption>& counts);
 
 }  // namespace epochcost::cli

@@ -17,6 +17,9 @@ Status CheckCounts(const std::vector<CountOption>& counts) {
   for (const CountOption& c : counts) {
     if (c.option->count() == 0) continue;
     const auto value = c.option->as<int64_t>();
+    if (value > c.max)
+      return Status::InvalidArgument(c.option->get_name() + " must be at most " +
+                                     std::to_string(c.max) + ", got " + std::to_string(value));
     if (value >= c.min) continue;
     return Status::InvalidArgument(c.option->get_name() +
                                    (c.min > 0 ? " must be positive" : " must not be negative") +

@@ -27,13 +27,30 @@ Result<double> ParsePositive(const std::string& text, const std::string& column)
   return v;
 }
 
+namespace {
+
+// The most samples an epoch of a run may count (as `predict --samples`), and the longest epoch a
+// run may report: a trillion samples, 1e9 seconds (31 years).
+constexpr int64_t kMaxSamples = 1'000'000'000'000;
+constexpr double kMaxEpochSeconds = 1e9;
+
+// A positive number of seconds, at most kMaxEpochSeconds.
+Result<double> ParseSeconds(const std::string& text, const std::string& column) {
+  Result<double> v = ParsePositive(text, column);
+  if (v.ok() && *v > kMaxEpochSeconds)
+    return Status::InvalidArgument(column + " " + text + " is absurd (at most 1e9 seconds)");
+  return v;
+}
+
+}  // namespace
+
 Status ParseTimesAndPrice(const std::function<std::string(const char*)>& field,
                           const char* usd_column, RunRecord& run) {
-  Result<double> secs = ParsePositive(field("seconds_per_epoch"), "seconds_per_epoch");
+  Result<double> secs = ParseSeconds(field("seconds_per_epoch"), "seconds_per_epoch");
   if (!secs.ok()) return secs.status();
   run.seconds_per_epoch = *secs;
   if (!field("first_epoch_seconds").empty()) {
-    Result<double> first = ParsePositive(field("first_epoch_seconds"), "first_epoch_seconds");
+    Result<double> first = ParseSeconds(field("first_epoch_seconds"), "first_epoch_seconds");
     if (!first.ok()) return first.status();
     run.first_epoch_seconds = *first;
   }
@@ -143,6 +160,11 @@ Result<RunLog> ParseRunLog(std::string_view text, const std::string& origin, boo
     Result<int64_t> val = ParseCount(field("val_samples"), "val_samples");
     if (!val.ok()) return val.status();
     run.val_samples = *val;
+    for (const auto& [column, count] :
+         {std::pair{"samples", run.samples}, {"val_samples", run.val_samples}})
+      if (count > kMaxSamples)
+        return Status::InvalidArgument(std::string(column) + " " + field(column) +
+                                       " is absurd (at most 1e12)");
     Result<int64_t> threads = ParseCount(field("threads"), "threads");
     if (!threads.ok()) return threads.status();
     Result<int64_t> gpus = ParseCount(field("gpus"), "gpus");
@@ -217,7 +239,7 @@ Result<KerasLogTimes> ParseKerasLog(std::string_view text, const std::string& or
   }
   std::vector<double> epochs;
   for (const CsvRecord& r : t->records()) {
-    Result<double> v = ParsePositive(r.fields[c], t->header()[c]);
+    Result<double> v = ParseSeconds(r.fields[c], t->header()[c]);
     if (!v.ok()) return v.status().WithContext(origin + ":" + std::to_string(r.line));
     epochs.push_back(*v);
   }
