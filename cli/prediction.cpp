@@ -40,6 +40,17 @@ std::string MissingMessage(const Prediction& p, const PredictionRequest& r,
   return s;
 }
 
+// A measured device predicts the one device measured: --gpus on a CPU, or above 1 on a GPU, is
+// an error rather than ignored (gpu:NAME scales to several).
+Status MeasuredGpus(const PredictionRequest& r, bool gpu) {
+  if (!gpu && r.gpus > 0)
+    return Status::InvalidArgument("--gpus " + std::to_string(r.gpus) + ": " + r.on + " is a CPU");
+  if (gpu && r.gpus > 1)
+    return Status::InvalidArgument("--gpus " + std::to_string(r.gpus) + ": " + r.on +
+                                   " is the one GPU measured (gpu:NAME predicts several)");
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<std::unique_ptr<Predictor>> Predictor::Open(const std::string& profiles,
@@ -64,8 +75,12 @@ Result<Prediction> Predictor::Predict(const PredictionRequest& r) {
     loaded = models_.emplace(r.model, std::move(*m)).first;
   }
   const Model* model = &loaded->second;
-  if (r.on == "local-cpu") return PredictMeasured(r, *model, profiler::LocalCpu());
+  if (r.on == "local-cpu") {
+    if (Status g = MeasuredGpus(r, false); !g.ok()) return g;
+    return PredictMeasured(r, *model, profiler::LocalCpu());
+  }
   if (r.on == "local-gpu") {
+    if (Status g = MeasuredGpus(r, true); !g.ok()) return g;
     Result<profiler::Fingerprint> fp = profiler::LocalGpu();
     if (!fp.ok()) return fp.status().WithContext("--on local-gpu");
     return PredictMeasured(r, *model, *fp);
@@ -86,6 +101,7 @@ Result<Prediction> Predictor::Predict(const PredictionRequest& r) {
         as_unmeasured.on = "gpu:" + spec->name;
         return PredictElsewhere(as_unmeasured, *model);
       }
+      if (Status g = MeasuredGpus(r, d.kind == "gpu"); !g.ok()) return g;
       return PredictMeasured(r, *model, d);
     }
     return Status::NotFound("--on " + r.on + ": no profiled device '" + name +

@@ -284,6 +284,9 @@ Result<Machine> ResolveTarget(const std::string& target, const catalog::CatalogS
     if (n.empty() || *end != '\0' || vcpus < 1 || vcpus > 4096)
       return Status::InvalidArgument("--on " + target + ": '" + n +
                                      "' is not a vCPU count from 1 to 4096");
+    if (gpus > 0)
+      return Status::InvalidArgument("--gpus " + std::to_string(gpus) + ": " + target +
+                                     " is a CPU");
     m.cpu = *c;
     m.vcpus = vcpus;
     m.smt = c->vendor != "AWS";
@@ -301,6 +304,9 @@ Result<Machine> ResolveTarget(const std::string& target, const catalog::CatalogS
                             "' in the catalog (see `epochcost catalog list`)");
   Result<Machine> out = MachineOf(offers->front().instance);
   if (!out.ok()) return out.status();
+  if (gpus > 0 && out->gpus == 0)
+    return Status::InvalidArgument("--gpus " + std::to_string(gpus) + ": " + target +
+                                   " has no GPU");
   if (gpus > 0 && out->gpus > 0 && gpus != out->gpus)
     return Status::InvalidArgument("--gpus " + std::to_string(gpus) + ": " + target + " has " +
                                    std::to_string(out->gpus) + (out->gpus == 1 ? " GPU" : " GPUs"));
