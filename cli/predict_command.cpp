@@ -26,6 +26,7 @@ struct PredictOptions {
   double overhead_us = std::numeric_limits<double>::quiet_NaN();  // NaN: not given
   double input_ms = 0;                                            // --input-ms-per-sample
   bool json = false;
+  bool threads_given = false;  // --threads; else 0 in the request (1 on a measured CPU)
 };
 
 nlohmann::ordered_json OpsJson(const std::vector<OpTiming>& ops) {
@@ -369,6 +370,7 @@ int Predict(PredictOptions o) {
   if (o.request.on == "local-cpu" && o.request.threads > HardwareThreads())
     return ReportError(Status::InvalidArgument("--threads " + std::to_string(o.request.threads) +
                                                ": " + HardwareThreadsText()));
+  if (!o.threads_given) o.request.threads = 0;
   if (!std::isnan(o.overhead_us)) {
     if (!(o.overhead_us >= 0 && o.overhead_us <= 1e6))
       return ReportError(Status::InvalidArgument(kOverheadRange));
@@ -405,7 +407,8 @@ void RegisterPredictCommand(CLI::App& app, CommandFn* run) {
   CLI::Option* gpus =
       p->add_option("--gpus", r.gpus, "GPUs of a gpu:NAME target (data parallel; default 1)");
   p->add_option("--catalog", o->catalog, "Catalog database (for instance targets)");
-  p->add_option("--threads", r.threads, "CPU threads (default 1)");
+  CLI::Option* threads = p->add_option(
+      "--threads", r.threads, "CPU threads of a measured CPU (local-cpu, device:NAME; default 1)");
   CLI::Option* batch = p->add_option("--batch", r.batch, "Batch size (default: the model's own)");
   CLI::Option* samples =
       p->add_option("--samples", r.samples, "Training samples per epoch (default: the model's)");
@@ -430,6 +433,7 @@ void RegisterPredictCommand(CLI::App& app, CommandFn* run) {
       "--on local-cpu --threads 1");
   p->callback([=] {
     const Status counts = CheckCounts({{batch, 1}, {samples, 1}, {val_samples, 0}, {gpus, 1}});
+    o->threads_given = threads->count() > 0;
     *run = [o, counts] { return counts.ok() ? Predict(*o) : ReportError(counts); };
   });
 }

@@ -1,9 +1,11 @@
 #include "cli/prediction.h"
 
 #include <algorithm>
+#include <cmath>
 #include <string_view>
 #include <thread>
 
+#include "cli/format.h"
 #include "cli/targets.h"
 #include "engine/model_source.h"
 #include "profiler/gpu/gpu_backend.h"
@@ -335,6 +337,15 @@ Result<Prediction> Predictor::PredictElsewhere(const PredictionRequest& r, const
         targets_.emplace(std::pair(r.on, r.gpus), ResolveTarget(r.on, *catalog_, r.gpus)).first;
   Result<Machine> machine = target->second;
   if (!machine.ok()) return machine.status();
+  // A machine predicted by scaling runs on all its vCPUs (or its GPUs); a thread count is a
+  // measured CPU's. A run log of 1 thread on a 16-vCPU instance had been compared with a
+  // prediction for 16.
+  if (r.threads > 0 && (machine->gpus > 0 || r.threads != std::lround(machine->vcpus)))
+    return Status::InvalidArgument(
+        "--threads " + std::to_string(r.threads) + ": " + r.on + " is predicted on " +
+        (machine->gpus > 0 ? std::string("its GPUs")
+                           : "all its " + Number("%g", machine->vcpus) + " vCPUs") +
+        "; a thread count is a measured CPU's (local-cpu, device:NAME)");
   Prediction p;
   p.gpu = machine->gpus > 0;
   EPOCHCOST_RETURN_IF_ERROR(ResolveSizes(r, model, &p));
