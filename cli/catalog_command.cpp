@@ -1,4 +1,6 @@
 // `epochcost catalog list|show|history|import|export|stats`.
+#include <chrono>
+#include <cstdio>
 #include <iostream>
 #include <set>
 
@@ -144,6 +146,35 @@ int History(const CatalogOptions& o) {
   return kExitOk;
 }
 
+// An observation dated after tomorrow (UTC, as TodayIso) or before any public cloud price (EC2,
+// 2006) is an error naming the record: a price from the future would stay "the newest" over every
+// real one (catalog list, recommend), one from before 2006 is a typing slip.
+Status CheckObservedDates(const catalog::ImportBatch& batch, const std::string& file) {
+  Result<std::chrono::sys_days> today = catalog::DayOf(TodayIso());
+  if (!today.ok()) return today.status();
+  const std::chrono::year_month_day tomorrow{*today + std::chrono::days{1}};
+  char latest[16];
+  std::snprintf(latest, sizeof latest, "%04d-%02u-%02u", int(tomorrow.year()),
+                unsigned(tomorrow.month()), unsigned(tomorrow.day()));
+  auto check = [&](const std::string& what, const std::string& date) -> Status {
+    if (date.empty()) return Status::Ok();  // a record without a date of its own
+    if (date > latest)
+      return Status::InvalidArgument(file + ": " + what + " observed " + date +
+                                     ": a date in the future (today is " + TodayIso() + ")");
+    if (date < "2006-01-01")
+      return Status::InvalidArgument(file + ": " + what + " observed " + date +
+                                     ": before any public cloud price (2006)");
+    return Status::Ok();
+  };
+  for (const catalog::PriceObservation& p : batch.prices)
+    EPOCHCOST_RETURN_IF_ERROR(
+        check(p.provider + ":" + p.instance + " in " + p.region, p.observed_at));
+  for (const catalog::Interruption& i : batch.interruptions)
+    EPOCHCOST_RETURN_IF_ERROR(
+        check(i.provider + ":" + i.instance + " in " + i.region, i.observed_at));
+  return Status::Ok();
+}
+
 int Import(const CatalogOptions& o) {
   Result<catalog::ImporterFn> importer = catalog::FindImporter(o.format);
   if (!importer.ok()) return ReportError(importer.status().WithContext("--format"));
@@ -163,6 +194,7 @@ int Import(const CatalogOptions& o) {
                                  .known_instances = std::move(*known)};
   Result<catalog::ImportBatch> batch = (*importer)(*text, o.file, options);
   if (!batch.ok()) return ReportError(batch.status());
+  if (Status when = CheckObservedDates(*batch, o.file); !when.ok()) return ReportError(when);
   for (const std::string& s : batch->skipped) std::cerr << "epochcost: skipped " << s << "\n";
   Result<catalog::ImportSummary> summary = (*store)->Import(*batch, o.dry_run);
   if (!summary.ok()) return ReportError(summary.status());
