@@ -214,8 +214,8 @@ TEST_F(DurabilityTest, TwoImportersAndReadersAtOnce) {
     // Round 0 starts on no catalog at all: both importers create and seed it at once.
     if (round > 0 && !fs::exists(catalog_)) FAIL() << "the catalog vanished";
     if (round == 0) Run({"catalog", "stats"});  // to know the instances for the files
-    const std::string a_date = "2027-01-0" + std::to_string(round + 1);
-    const std::string b_date = "2027-02-0" + std::to_string(round + 1);
+    const std::string a_date = "2025-01-0" + std::to_string(round + 1);
+    const std::string b_date = "2025-02-0" + std::to_string(round + 1);
     const int n_a = WritePrices("a.csv", "conc-a", a_date, 100, [](int i) { return 1 + i % 5; });
     const int n_b = WritePrices("b.csv", "conc-b", b_date, 100, [](int i) { return 2 + i % 5; });
     if (round == 0)
