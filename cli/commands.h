@@ -41,8 +41,8 @@ struct CountOption {
   const CLI::Option* option;
   int64_t min;
   int64_t max = kMaxCount;
-  // The most samples (or steps) an epoch may count: a trillion, above any data set; 1e15 samples
-  // had been predicted as a 1,000-year epoch.
+  // The most any count may be unless its option says otherwise: a trillion, above the samples of
+  // any data set (1e15 samples had been predicted as a 1,000-year epoch).
   static constexpr int64_t kMaxCount = 1'000'000'000'000;
 };
 
