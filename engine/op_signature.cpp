@@ -1,10 +1,10 @@
 #include "engine/op_signature.h"
 
+#include <algorithm>
 #include <array>
+#include <boost/container_hash/hash.hpp>
 #include <sstream>
 #include <vector>
-
-#include <boost/container_hash/hash.hpp>
 
 namespace epochcost {
 namespace {
@@ -164,6 +164,17 @@ std::vector<const char*> RequiredSizes(const OpSignature& s) {
   return {};
 }
 
+// Every size any op signature has (docs/op-signatures.md): a key outside them is a typing slip
+// that would have been measured and stored as a signature of its own (`profile op "ip_fwd ...
+// extra=5"` was).
+bool KnownSize(std::string_view key) {
+  static constexpr std::string_view kSizes[] = {
+      "amp", "aten", "b",     "bias", "c",    "dh",  "dim", "dirs", "dw", "dx", "g",     "h",  "hc",
+      "ic",  "ih",   "infer", "iw",   "k",    "kh",  "kw",  "m",    "mb", "n",  "nhwc",  "oc", "oh",
+      "out", "ow",   "ph",    "pw",   "rows", "seq", "sh",  "sp",   "sw", "t",  "vocab", "w"};
+  return std::find(std::begin(kSizes), std::end(kSizes), key) != std::end(kSizes);
+}
+
 Status CheckSizes(const OpSignature& s) {
   for (const char* key : RequiredSizes(s)) {
     auto it = s.dims.find(key);
@@ -171,8 +182,7 @@ Status CheckSizes(const OpSignature& s) {
       return Status::InvalidArgument(std::string(key) + "= is missing (" +
                                      std::string(OpKindName(s.kind)) +
                                      " needs it; docs/op-signatures.md)");
-    if (it->second == 0)
-      return Status::InvalidArgument(std::string(key) + "=0: must be positive");
+    if (it->second == 0) return Status::InvalidArgument(std::string(key) + "=0: must be positive");
   }
   return Status::Ok();
 }
@@ -208,6 +218,10 @@ Result<OpSignature> OpSignature::Parse(std::string_view line) {
       } catch (const std::exception&) {
         used = 0;
       }
+      if (!KnownSize(key))
+        return Status::InvalidArgument("'" + key +
+                                       "' is not a size of any op signature "
+                                       "(docs/op-signatures.md)");
       if (used != value.size() || v < 0)
         return Status::InvalidArgument("'" + word + "': sizes must be non-negative integers");
       if (!sig.dims.emplace(key, v).second)

@@ -55,6 +55,10 @@ TEST(OpSignatureTest, PrintsAndParsesBack) {
   EXPECT_EQ(OpSignature::Parse("reorder dt=f32 c=0 mb=2").status().message(),
             "c=0: must be positive");
   EXPECT_TRUE(OpSignature::Parse("reorder dt=f32 c=16 h=4 mb=2 w=4").ok());
+  // Regression: `profile op "ip_fwd dt=f32 bias=1 ic=1 mb=1 oc=1 extra=5"` measured and stored a
+  // signature with a size no op has.
+  EXPECT_EQ(OpSignature::Parse("ip_fwd dt=f32 bias=1 ic=1 mb=1 oc=1 extra=5").status().message(),
+            "'extra' is not a size of any op signature (docs/op-signatures.md)");
 }
 
 TEST(OpSignatureTest, HashKeysEveryField) {
