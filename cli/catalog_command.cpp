@@ -1,6 +1,5 @@
 // `epochcost catalog list|show|history|import|export|stats`.
 #include <chrono>
-#include <cstdio>
 #include <iostream>
 #include <set>
 
@@ -150,17 +149,13 @@ int History(const CatalogOptions& o) {
 // 2006) is an error naming the record: a price from the future would stay "the newest" over every
 // real one (catalog list, recommend), one from before 2006 is a typing slip.
 Status CheckObservedDates(const catalog::ImportBatch& batch, const std::string& file) {
-  Result<std::chrono::sys_days> today = catalog::DayOf(TodayIso());
-  if (!today.ok()) return today.status();
-  const std::chrono::year_month_day tomorrow{*today + std::chrono::days{1}};
-  char latest[16];
-  std::snprintf(latest, sizeof latest, "%04d-%02u-%02u", int(tomorrow.year()),
-                unsigned(tomorrow.month()), unsigned(tomorrow.day()));
+  const auto today = std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now());
+  const std::string latest = IsoDay(today + std::chrono::days{1});
   auto check = [&](const std::string& what, const std::string& date) -> Status {
     if (date.empty()) return Status::Ok();  // a record without a date of its own
     if (date > latest)
       return Status::InvalidArgument(file + ": " + what + " observed " + date +
-                                     ": a date in the future (today is " + TodayIso() + ")");
+                                     ": a date in the future (today is " + IsoDay(today) + ")");
     if (date < "2006-01-01")
       return Status::InvalidArgument(file + ": " + what + " observed " + date +
                                      ": before any public cloud price (2006)");

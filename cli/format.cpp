@@ -53,13 +53,16 @@ std::string CommaList(const std::vector<std::string>& items) {
   return out;
 }
 
-std::string TodayIso() {
-  const auto now = std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now());
-  const std::chrono::year_month_day ymd{now};
+std::string IsoDay(std::chrono::sys_days day) {
+  const std::chrono::year_month_day ymd{day};
   char buf[16];
   std::snprintf(buf, sizeof buf, "%04d-%02u-%02u", static_cast<int>(ymd.year()),
                 static_cast<unsigned>(ymd.month()), static_cast<unsigned>(ymd.day()));
   return buf;
+}
+
+std::string TodayIso() {
+  return IsoDay(std::chrono::floor<std::chrono::days>(std::chrono::system_clock::now()));
 }
 
 std::string RenderTable(const std::vector<std::vector<std::string>>& rows,

@@ -2,6 +2,7 @@
 #ifndef EPOCHCOST_CLI_FORMAT_H_
 #define EPOCHCOST_CLI_FORMAT_H_
 
+#include <chrono>
 #include <cstdint>
 #include <string>
 #include <vector>
@@ -24,6 +25,8 @@ std::string Epochs(double epochs);
 // {"a", "b", "c"} -> "a, b, c".
 std::string CommaList(const std::vector<std::string>& items);
 
+// A day as YYYY-MM-DD.
+std::string IsoDay(std::chrono::sys_days day);
 // Today's date, YYYY-MM-DD (UTC).
 std::string TodayIso();
 

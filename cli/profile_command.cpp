@@ -8,7 +8,6 @@
 #include <iostream>
 #include <set>
 #include <sstream>
-#include <thread>
 #include <utility>
 
 #include "catalog/records.h"
@@ -21,6 +20,7 @@
 #include "engine/model_source.h"
 #include "profiler/cpu/onednn_backend.h"
 #include "profiler/cpu/torch_kernels.h"
+#include "profiler/fingerprint.h"
 #include "profiler/gpu/gpu_backend.h"
 #include "profiler/microbench.h"
 #include "profiler/profile_store.h"
@@ -30,6 +30,7 @@ namespace epochcost::cli {
 // The functions profile_common.h declares.
 
 Result<std::vector<int>> ParseThreads(const std::string& list) {
+  const int hardware_threads = HardwareThreads();
   std::vector<int> out;
   std::stringstream in(list);
   for (std::string item; std::getline(in, item, ',');) {
@@ -43,7 +44,7 @@ Result<std::vector<int>> ParseThreads(const std::string& list) {
     if (used == 0 || used != item.size() || t <= 0)
       return Status::InvalidArgument("--threads '" + list +
                                      "': expected positive integers separated by commas");
-    if (t > HardwareThreads())
+    if (t > hardware_threads)
       return Status::InvalidArgument("--threads " + std::to_string(t) + ": " +
                                      HardwareThreadsText());
     out.push_back(t);
@@ -52,9 +53,7 @@ Result<std::vector<int>> ParseThreads(const std::string& list) {
   return out;
 }
 
-int HardwareThreads() {
-  return static_cast<int>(std::max(1u, std::thread::hardware_concurrency()));
-}
+int HardwareThreads() { return std::max(1, profiler::LocalCpu().logical_cpus); }
 
 std::string HardwareThreadsText() {
   const int n = HardwareThreads();

@@ -39,8 +39,8 @@ struct ProfileOptions {
   bool json = false;           // step: one JSON object instead of the tables
 };
 
-// The logical processors of this machine (std::thread::hardware_concurrency; 1 where unknown):
-// the most threads a CPU measurement may use.
+// The logical processors of this machine, as its fingerprint records them (profiler::LocalCpu;
+// at least 1): the most threads a CPU measurement may use.
 int HardwareThreads();
 // "this machine has N hardware threads", for errors.
 std::string HardwareThreadsText();
