@@ -107,6 +107,14 @@ int Schedule(const ScheduleOptions& o) {
   if (!o.every.empty()) {
     Result<Seconds> every = pricing::ParseDuration(o.every, "--every");
     if (!every.ok()) return ReportError(every.status());
+    // Cron, Cloud Scheduler and EventBridge all start on whole minutes: the rule this prices
+    // cannot run every 2 s or every 90 s.
+    const double whole_minutes = every->seconds() / 60;
+    if (whole_minutes < 1 || whole_minutes != std::floor(whole_minutes))
+      return ReportError(Status::InvalidArgument(
+          "--every '" + o.every +
+          "': a scheduler rule starts on whole minutes (cron, Cloud Scheduler, EventBridge); "
+          "give 1m or more, in whole minutes"));
     req.interval = *every;
     req.starts_per_month = pricing::kHoursPerMonth * 3600 / every->seconds();
   } else {
@@ -268,7 +276,7 @@ void RegisterScheduleCommand(CLI::App& app, CommandFn* run) {
   auto o = std::make_shared<ScheduleOptions>();
   CLI::App* s = app.add_subcommand(
       "schedule", "Monthly cost of a recurring job on a VM started and stopped on a schedule");
-  s->add_option("--every", o->every, "Interval between starts: 90s, 30m, 4h, 1d");
+  s->add_option("--every", o->every, "Interval between starts, whole minutes: 30m, 4h, 1d, 1h30m");
   s->add_option("--cron", o->cron, "Or a 5-field cron expression: \"0 */4 * * *\"");
   s->add_option("--runtime", o->runtime, "The job's run time: 2m, 1h30m");
   s->add_option("--model", o->model,

@@ -23,9 +23,16 @@ extern "C" int LLVMFuzzerTestOneInput(const uint8_t* data, size_t size) {
       }
       break;
     }
-    case 1:
-      fuzz::CheckResult(pricing::ParseDuration(text, "--runtime"), "--runtime");
+    case 1: {
+      Result<Seconds> d = pricing::ParseDuration(text, "--runtime");
+      fuzz::CheckResult(d, "--runtime");
+      // A duration taken is one that prices: finite, positive, at most a year.
+      if (d.ok() && !(d->seconds() > 0 && d->seconds() <= pricing::kMaxDuration.seconds())) {
+        std::fprintf(stderr, "duration out of range taken: [%s]\n", text.c_str());
+        std::abort();
+      }
       break;
+    }
     case 2: {
       Result<pricing::CronSchedule> cron = pricing::CronSchedule::Parse(text);
       if (cron.ok()) (void)cron->StartsPerMonth();

@@ -1,6 +1,7 @@
 #include "pricing/schedule.h"
 
 #include <cctype>
+#include <cmath>
 #include <cstdlib>
 #include <sstream>
 
@@ -87,10 +88,15 @@ Result<Seconds> ParseDuration(const std::string& text, const std::string& what) 
     if (at == i || at >= text.size())
       return Status::InvalidArgument(what + " '" + text +
                                      "': expected a number and a unit, as 90s, 2m, 4h, 1d");
+    if (!std::isfinite(v))  // strtod reads "nan" and "inf"
+      return Status::InvalidArgument(what + " '" + text + "': not a number of seconds");
     if (v < 0) return Status::InvalidArgument(what + " '" + text + "' must be positive");
     const char unit = text[at];
-    const double scale = unit == 's' ? 1 : unit == 'm' ? 60 : unit == 'h' ? 3600
-                       : unit == 'd' ? 86400 : -1;
+    const double scale = unit == 's'   ? 1
+                         : unit == 'm' ? 60
+                         : unit == 'h' ? 3600
+                         : unit == 'd' ? 86400
+                                       : -1;
     if (scale < 0)
       return Status::InvalidArgument(what + " '" + text + "': unknown unit '" +
                                      std::string(1, unit) + "' (s, m, h or d)");
@@ -98,6 +104,8 @@ Result<Seconds> ParseDuration(const std::string& text, const std::string& what) 
     i = at + 1;
   }
   if (total <= 0) return Status::InvalidArgument(what + " '" + text + "' must be positive");
+  if (total > kMaxDuration.seconds())  // cron's longest period is a year
+    return Status::InvalidArgument(what + " '" + text + "': longer than a year (366d)");
   return Seconds::FromSeconds(total);
 }
 
@@ -106,7 +114,8 @@ Result<CronSchedule> CronSchedule::Parse(const std::string& text) {
   std::vector<std::string> f;
   for (std::string w; in >> w;) f.push_back(w);
   if (f.size() != 5)
-    return Status::InvalidArgument("cron '" + text + "': expected 5 fields (minute hour "
+    return Status::InvalidArgument("cron '" + text +
+                                   "': expected 5 fields (minute hour "
                                    "day-of-month month day-of-week), got " +
                                    std::to_string(f.size()));
   CronSchedule c;
@@ -137,8 +146,8 @@ double CronSchedule::StartsPerMonth() const {
   int dow = 0;  // the year starts on a Sunday; any weekday gives the same average
   for (int month = 1; month <= 12; ++month)
     for (int day = 1; day <= kDays[month - 1]; ++day, dow = (dow + 1) % 7) {
-      if (!month_[month] || !(day_any_ || dow_any_ ? day_[day] && dow_[dow]
-                                                    : day_[day] || dow_[dow]))
+      if (!month_[month] ||
+          !(day_any_ || dow_any_ ? day_[day] && dow_[dow] : day_[day] || dow_[dow]))
         continue;
       starts += static_cast<int64_t>(hour_.count() * minute_.count());
     }
@@ -169,12 +178,12 @@ Result<ScheduleFees> FeesFor(const std::string& provider, const std::string& dat
 }
 
 Result<ScheduleCost> MonthlyScheduleCost(const ScheduleRequest& r) {
-  if (r.starts_per_month <= 0)
-    return Status::InvalidArgument("the schedule never starts the job");
+  if (r.starts_per_month <= 0) return Status::InvalidArgument("the schedule never starts the job");
   const Seconds used = r.runtime + r.boot;
   if (r.interval.seconds() > 0 && used > r.interval)
-    return Status::InvalidArgument("each run (boot + runtime) outlasts the interval between "
-                                   "starts: the VM would never stop");
+    return Status::InvalidArgument(
+        "each run (boot + runtime) outlasts the interval between "
+        "starts: the VM would never stop");
   ScheduleCost c;
   c.billed_per_run = BilledSeconds(used, r.billing);
   c.vm = Usd::FromDollars(r.starts_per_month * c.billed_per_run.seconds() *
@@ -182,8 +191,8 @@ Result<ScheduleCost> MonthlyScheduleCost(const ScheduleRequest& r) {
   const double disk_gb = std::max(r.disk_gb, r.fees.disk_minimum_gb);
   c.disk = Usd::FromDollars(disk_gb * r.fees.disk_usd_per_gb_month);
   c.scheduler = Usd::FromDollars(r.scheduler_jobs * r.fees.scheduler_usd_per_job_month);
-  c.functions = Usd::FromDollars(r.starts_per_month * r.function_calls *
-                                 r.function_time.seconds() * r.fees.function_usd_per_second);
+  c.functions = Usd::FromDollars(r.starts_per_month * r.function_calls * r.function_time.seconds() *
+                                 r.fees.function_usd_per_second);
   c.always_on = Usd::FromDollars(kHoursPerMonth * r.price.dollars_per_hour()) + c.disk;
   return c;
 }

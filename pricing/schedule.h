@@ -17,7 +17,11 @@
 
 namespace epochcost::pricing {
 
-// "90s", "2m", "4h", "1d", "1h30m": a positive duration. Errors name `what`.
+// The longest duration ParseDuration takes: a year (cron's longest period), leap day included.
+inline constexpr Seconds kMaxDuration = Seconds::FromSeconds(366 * 86400.0);
+
+// "90s", "2m", "4h", "1d", "1h30m": a positive, finite duration of at most kMaxDuration. Errors
+// name `what`.
 Result<Seconds> ParseDuration(const std::string& text, const std::string& what);
 
 // A five-field cron expression (minute hour day-of-month month day-of-week) with *, lists, ranges
@@ -62,8 +66,8 @@ struct ScheduleRequest {
   UsdPerHour price;  // the VM
   BillingRule billing;
   double disk_gb = 10;
-  int scheduler_jobs = 2;       // a start rule and a stop rule
-  int function_calls = 2;       // per run: start and stop
+  int scheduler_jobs = 2;                            // a start rule and a stop rule
+  int function_calls = 2;                            // per run: start and stop
   Seconds function_time = Seconds::FromSeconds(60);  // per call
   ScheduleFees fees;
 };

@@ -1,8 +1,8 @@
 // Recurring jobs: durations, cron expressions and the monthly cost, against the published
 // late-2018 example (a 2-minute task on a preemptible n1-standard-1).
-#include <gtest/gtest.h>
-
 #include "pricing/schedule.h"
+
+#include <gtest/gtest.h>
 
 namespace epochcost::pricing {
 namespace {
@@ -18,6 +18,14 @@ TEST(ScheduleTest, Durations) {
             "--every '2w': unknown unit 'w' (s, m, h or d)");
   EXPECT_FALSE(ParseDuration("0s", "x").ok());
   EXPECT_FALSE(ParseDuration("-3m", "x").ok());
+  // strtod reads these as numbers; they were taken, and priced a run at nan s (regression).
+  EXPECT_EQ(ParseDuration("nans", "--runtime").status().message(),
+            "--runtime 'nans': not a number of seconds");
+  EXPECT_FALSE(ParseDuration("infm", "x").ok());
+  EXPECT_DOUBLE_EQ(ParseDuration("366d", "x")->seconds(), 366 * 86400);
+  EXPECT_EQ(ParseDuration("366d1s", "--every").status().message(),
+            "--every '366d1s': longer than a year (366d)");
+  EXPECT_FALSE(ParseDuration("1e300d", "x").ok());
 }
 
 TEST(ScheduleTest, CronStartsPerMonth) {
