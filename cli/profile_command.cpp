@@ -383,9 +383,14 @@ int MeasureOp(const ProfileOptions& o) {
   if (!sig.ok()) return ReportError(sig.status().WithContext("signature"));
   Result<std::vector<int>> threads = ParseThreads(o.threads);
   if (!threads.ok()) return ReportError(threads.status());
-  if (o.repeats <= 0 || o.min_ms < 0)
-    return ReportError(
-        Status::InvalidArgument("--repeats must be positive and --min-ms not negative"));
+  if (o.repeats <= 0 || o.repeats > profiler::kMaxRuns)
+    return ReportError(Status::InvalidArgument("--repeats must be from 1 to " +
+                                               std::to_string(profiler::kMaxRuns) + ", got " +
+                                               std::to_string(o.repeats)));
+  if (!(o.min_ms >= 0 && o.min_ms <= profiler::kMaxMinTime.milliseconds()))  // NaN fails too
+    return ReportError(Status::InvalidArgument("--min-ms must be from 0 to " +
+                                               Number("%g", profiler::kMaxMinTime.milliseconds()) +
+                                               " (a minute), got " + Number("%g", o.min_ms)));
   Result<LocalDevice> device = OpenDevice(o.device);
   if (!device.ok()) return ReportError(device.status());
   std::cout << sig->ToString() << "\n";
@@ -582,9 +587,11 @@ void RegisterProfileCommand(CLI::App& app, CommandFn* run) {
   op->add_option("SIGNATURE", o->signature, "e.g. \"ip_fwd dt=f32 bias=1 ic=1024 mb=1024 oc=1024\"")
       ->required();
   op->add_option("--min-ms", o->min_ms,
-                 "Keep repeating for at least this long (default 200), then, on the CPU, for up to "
+                 "Keep repeating for at least this long (default 200, at most 60000), then, on the "
+                 "CPU, for up to "
                  "ten times as long until the mean is known to within 3%");
-  op->add_option("--repeats", o->repeats, "And at least this many times (default 10)");
+  op->add_option("--repeats", o->repeats,
+                 "And at least this many times (default 10, at most 100000)");
   op->add_option("--threads", o->threads,
                  "CPU thread counts, e.g. 1,2 (default 1; at most the logical processors)");
   op->add_option("--device", o->device, "cpu (default) or gpu");
@@ -602,7 +609,8 @@ void RegisterProfileCommand(CLI::App& app, CommandFn* run) {
                    "CPU thread counts, e.g. 1,2 (default 1; at most the logical processors)");
   CLI::Option* step_batch =
       step->add_option("--batch", o->batch, "Batch size (default: the model's own)");
-  step->add_option("--steps", o->steps, "Timed steps (default 50, as the reference harness)");
+  step->add_option("--steps", o->steps,
+                   "Timed steps (default 50, as the reference harness; at most 100000)");
   step->add_option("--warmup", o->warmup, "Untimed steps first (default 5)");
   step->add_option("--ops", o->top_ops,
                    "List this many ops with the most time inside the step, per thread count "

@@ -196,12 +196,13 @@ void PrintJson(const std::vector<ThreadReplay>& replays, const StepOps& step, co
 
 int ReplayStep(const ProfileOptions& o) {
   if (o.models.size() != 1) return ReportError(Status::InvalidArgument("give one model to replay"));
-  if (o.steps < 1)
-    return ReportError(
-        Status::InvalidArgument("--steps must be positive, got " + std::to_string(o.steps)));
-  if (o.warmup < 0)
-    return ReportError(
-        Status::InvalidArgument("--warmup must not be negative, got " + std::to_string(o.warmup)));
+  const std::string most = std::to_string(profiler::kMaxRuns);
+  if (o.steps < 1 || o.steps > profiler::kMaxRuns)
+    return ReportError(Status::InvalidArgument("--steps must be from 1 to " + most + ", got " +
+                                               std::to_string(o.steps)));
+  if (o.warmup < 0 || o.warmup > profiler::kMaxRuns)
+    return ReportError(Status::InvalidArgument("--warmup must be from 0 to " + most + ", got " +
+                                               std::to_string(o.warmup)));
   if (o.top_ops < 0)
     return ReportError(
         Status::InvalidArgument("--ops must not be negative, got " + std::to_string(o.top_ops)));

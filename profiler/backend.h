@@ -10,6 +10,12 @@
 
 namespace epochcost::profiler {
 
+// The most runs one measurement keeps (the CPU timer stops there; `profile op --repeats` and
+// `profile step --steps` may not ask for more) and the longest minimum time one may be asked to
+// run (`profile op --min-ms`; the CPU timer may go on for ten times as long).
+inline constexpr int kMaxRuns = 100000;
+inline constexpr Seconds kMaxMinTime = Seconds::FromSeconds(60);
+
 struct MeasureOptions {
   int threads = 1;  // CPU threads; a GPU backend ignores it
   int warmup = 2;

@@ -74,7 +74,7 @@ Measurement TimeRuns(const std::function<void()>& run, const MeasureOptions& opt
     samples.push_back(s);
     total += s;
     squares += s * s;
-    if (samples.size() >= 100000) break;
+    if (samples.size() >= kMaxRuns) break;
   }
   return Summarize(std::move(samples));
 }
