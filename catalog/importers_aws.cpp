@@ -55,9 +55,8 @@ Result<ImportBatch> ImportAwsSpotHistory(std::string_view text, const std::strin
       for (const Status* s :
            {&type.status(), &zone.status(), &stamp.status(), &price.status(), &date.status()})
         if (!s->ok()) return *s;
-      if (*price > kMaxUsdPerHour)
-        return Status::InvalidArgument(path + ".SpotPrice " + std::to_string(*price) +
-                                       " is absurd");
+      EPOCHCOST_RETURN_IF_ERROR(
+          CheckUsdPerHour(*price, path + ".SpotPrice " + r["SpotPrice"].dump()));
       // The region is the zone name without its letter: us-west-1a -> us-west-1.
       std::string region = *zone;
       while (!region.empty() && std::isalpha(static_cast<unsigned char>(region.back())))
@@ -166,8 +165,8 @@ Result<ImportBatch> ImportAwsPriceList(std::string_view text, const std::string&
           Result<double> usd =
               json_records::Amount(dim["pricePerUnit"], dpath + ".pricePerUnit", "USD");
           if (!usd.ok()) return usd.status();
-          if (*usd > kMaxUsdPerHour)
-            return Status::InvalidArgument(dpath + ".pricePerUnit.USD is absurd");
+          EPOCHCOST_RETURN_IF_ERROR(CheckUsdPerHour(
+              *usd, dpath + ".pricePerUnit.USD " + dim["pricePerUnit"]["USD"].dump()));
           batch.prices.push_back({.provider = "aws",
                                   .instance = inst.name,
                                   .region = region,

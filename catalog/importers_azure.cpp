@@ -48,8 +48,8 @@ Result<ImportBatch> ImportAzureRetail(std::string_view text, const std::string& 
               return Status::InvalidArgument(path + ".currencyCode '" + *currency + "' is not USD");
             if (*unit != "1 Hour")
               return Status::InvalidArgument(path + ".unitOfMeasure '" + *unit + "' is not 1 Hour");
-            if (*price > kMaxUsdPerHour)
-              return Status::InvalidArgument(path + ".retailPrice is absurd");
+            EPOCHCOST_RETURN_IF_ERROR(
+                CheckUsdPerHour(*price, path + ".retailPrice " + r["retailPrice"].dump()));
             PriceKind kind = PriceKind::kOnDemand;
             if (sku->ends_with(" Spot")) kind = PriceKind::kSpot;
             if (sku->ends_with(" Low Priority")) kind = PriceKind::kPreemptible;

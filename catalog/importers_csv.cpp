@@ -2,8 +2,8 @@
 // observed_at[, zone, source]) and instance hardware (docs/catalog.md).
 #include <array>
 
-#include "engine/csv.h"
 #include "catalog/importers.h"
+#include "engine/csv.h"
 
 namespace epochcost::catalog {
 namespace {
@@ -52,9 +52,7 @@ Result<ImportBatch> ImportPriceCsv(std::string_view text, const std::string& ori
     p.kind = *kind;
     Result<double> usd = ParseAmount(r.fields[col[4]], "usd_per_hour");
     if (!usd.ok()) return usd.status();
-    if (*usd > kMaxUsdPerHour)
-      return Status::InvalidArgument("usd_per_hour " + r.fields[col[4]] + " is absurd (over $" +
-                                     std::to_string(static_cast<int>(kMaxUsdPerHour)) + "/h)");
+    EPOCHCOST_RETURN_IF_ERROR(CheckUsdPerHour(*usd, "usd_per_hour " + r.fields[col[4]]));
     p.price = UsdPerHour::FromDollarsPerHour(*usd);
     p.observed_at = r.fields[col[5]];
     EPOCHCOST_RETURN_IF_ERROR(CheckDate(p.observed_at).WithContext("observed_at"));

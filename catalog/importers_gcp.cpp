@@ -3,6 +3,7 @@
 // type is not priced as such: a vCPU-hour and a GiB-hour SKU per family and region are, so an
 // instance's price is composed from its size (vCPUs x core + GiB x RAM) for the machine types the
 // catalog knows. GPU SKUs price one GPU-hour; they become attachable "<GPU>x<n>" instances.
+#include <cstdio>
 #include <map>
 #include <tuple>
 
@@ -137,6 +138,10 @@ Result<ImportBatch> ImportGcpBillingCatalog(std::string_view text, const std::st
             }
             Result<double> price = UnitPrice(sku, path, part->what == Part::kRam ? "GiBy.h" : "h");
             if (!price.ok()) return price.status();
+            // A core, GiB or GPU hour: more than $0, as an instance's price (CheckUsdPerHour).
+            char unit[64];
+            std::snprintf(unit, sizeof unit, " %.9g", *price);
+            EPOCHCOST_RETURN_IF_ERROR(CheckUsdPerHour(*price, path + ".unitPrice" + unit));
             for (const Json& region : sku["serviceRegions"]) {
               if (!region.is_string()) return Status::InvalidArgument(path + ".serviceRegions");
               const auto key =

@@ -4,8 +4,9 @@
 // instances named "<GPU>x<count>". The cloud is told by the header or given with --cloud.
 #include <map>
 
-#include "engine/csv.h"
+#include "catalog/gcp_gpus.h"
 #include "catalog/importers.h"
+#include "engine/csv.h"
 
 namespace epochcost::catalog {
 namespace {
@@ -85,8 +86,12 @@ Result<ImportBatch> ImportSkyPilot(std::string_view text, const std::string& ori
         if (field(column).empty()) continue;  // no price of this kind here, as in the source
         Result<double> usd = ParseAmount(field(column), column);
         if (!usd.ok()) return usd.status();
-        if (*usd > kMaxUsdPerHour)
-          return Status::InvalidArgument(std::string(column) + " " + field(column) + " is absurd");
+        // GCP's own machine types for A100 to B200 come priced with their GPUs, on the GPU's row:
+        // SkyPilot gives the machine type itself $0 (gcp_gpus.h).
+        const bool bundled = cloud == "gcp" && GcpGpuBundles().contains(inst.name);
+        if (!(bundled && *usd == 0))
+          EPOCHCOST_RETURN_IF_ERROR(
+              CheckUsdPerHour(*usd, std::string(column) + " " + field(column)));
         PriceObservation p;
         p.provider = cloud;
         p.instance = inst.name;

@@ -257,7 +257,35 @@ TEST_F(CatalogTest, BadRecordsNameLineAndFieldAndChangeNothing) {
                 "prices-bad.csv:6: usd_per_hour 99999 is absurd (over $2000/h)",
                 "prices-bad.csv:7: kind: unknown price kind 'reserved' (expected on_demand, "
                 "preemptible or spot)",
-                "prices-bad.csv:8: observed_at: date '2018-02-30' does not exist"}));
+                "prices-bad.csv:8: observed_at: date '2018-02-30' does not exist",
+                "prices-bad.csv:9: usd_per_hour 0 is not a price: no instance is free"}));
+}
+
+// A $0 price had been stored and ranked first for every model (regression). SkyPilot's GCP rows
+// give machine types that come with their GPUs (a4-highgpu-8g) $0, the price on the GPU's row.
+TEST_F(CatalogTest, ZeroPricesAreErrorsButGcpBundledMachineTypes) {
+  EXPECT_EQ(CheckUsdPerHour(0, "Price 0.0").message(),
+            "Price 0.0 is not a price: no instance is free");
+  EXPECT_TRUE(CheckUsdPerHour(0.01, "x").ok());
+  EXPECT_TRUE(CheckUsdPerHour(kMaxUsdPerHour, "x").ok());
+  EXPECT_FALSE(CheckUsdPerHour(kMaxUsdPerHour + 1, "x").ok());
+  const std::string header =
+      "InstanceType,vCPUs,MemoryGiB,AcceleratorName,AcceleratorCount,GpuInfo,Region,"
+      "AvailabilityZone,Price,SpotPrice\n";
+  ImportOptions options;
+  options.cloud = "gcp";
+  options.observed_at = "2026-11-22";
+  Result<ImportBatch> bundled =
+      ImportSkyPilot(header + "a4-highgpu-8g,224.0,3968.0,,,,us-central1,us-central1-b,0.0,0.0\n",
+                     "a4.csv", options);
+  ASSERT_TRUE(bundled.ok()) << bundled.status().message();
+  EXPECT_EQ(bundled->prices.size(), 2u);
+  EXPECT_EQ(
+      ImportSkyPilot(header + "n1-standard-8,8.0,30.0,,,,us-central1,us-central1-a,0.0,0.12\n",
+                     "n1.csv", options)
+          .status()
+          .message(),
+      "n1.csv:2: Price 0.0 is not a price: no instance is free");
 }
 
 TEST_F(CatalogTest, UnknownInstanceRollsBackTheWholeImport) {
