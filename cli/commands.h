@@ -10,6 +10,7 @@
 #include <string>
 #include <vector>
 
+#include "engine/model.h"
 #include "engine/status.h"
 
 namespace epochcost::cli {
@@ -40,10 +41,7 @@ int ReportError(const Status& status);
 struct CountOption {
   const CLI::Option* option;
   int64_t min;
-  int64_t max = kMaxCount;
-  // The most any count may be unless its option says otherwise: a trillion, above the samples of
-  // any data set (1e15 samples had been predicted as a 1,000-year epoch).
-  static constexpr int64_t kMaxCount = 1'000'000'000'000;
+  int64_t max = kMaxSamples;  // unless the option says otherwise, an epoch's most samples
 };
 
 // The one-line error for the first given count out of range ("--batch must be positive, got 0",

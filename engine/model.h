@@ -18,6 +18,10 @@ namespace epochcost {
 // small enough that batch x per-sample counts stay exact.
 inline constexpr int64_t kMaxBatch = int64_t{1} << 24;
 
+// The most samples an epoch may have, on the command line or in a run log: a trillion, above the
+// samples of any data set (1e15 had been predicted as a 1,000-year epoch).
+inline constexpr int64_t kMaxSamples = 1'000'000'000'000;
+
 // How the model's authors trained it, where known; later stages use these as defaults.
 struct TrainingDefaults {
   std::string optimizer;  // e.g. "rmsprop", "adam"

@@ -30,8 +30,7 @@ Result<double> ParsePositive(const std::string& text, const std::string& column)
 namespace {
 
 // The most samples an epoch of a run may count (as `predict --samples`), and the longest epoch a
-// run may report: a trillion samples, 1e9 seconds (31 years).
-constexpr int64_t kMaxSamples = 1'000'000'000'000;
+// run may report: kMaxSamples (engine/model.h), 1e9 seconds (31 years).
 constexpr double kMaxEpochSeconds = 1e9;
 
 // A positive number of seconds, at most kMaxEpochSeconds.
