@@ -33,9 +33,6 @@ struct ImporterInfo {
 const std::vector<ImporterInfo>& Importers();
 Result<ImporterFn> FindImporter(std::string_view format);
 
-// The most a catalog believes one instance costs per hour; above it a price is "absurd".
-inline constexpr double kMaxUsdPerHour = 2000.0;
-
 // Whether `usd` is a price an importer may store: more than $0/h (no price file lists a free
 // compute instance, and a free one would rank first for every model) and at most kMaxUsdPerHour.
 // `what` names the field and the value as the file wrote it: "usd_per_hour 0".

@@ -371,6 +371,7 @@ int Predict(PredictOptions o) {
     return ReportError(Status::InvalidArgument("--threads " + std::to_string(o.request.threads) +
                                                ": " + HardwareThreadsText()));
   if (!o.threads_given) o.request.threads = 0;
+  if (o.top < 0) return ReportError(Status::InvalidArgument("--top must not be negative"));
   if (!std::isnan(o.overhead_us)) {
     if (!(o.overhead_us >= 0 && o.overhead_us <= 1e6))
       return ReportError(Status::InvalidArgument(kOverheadRange));

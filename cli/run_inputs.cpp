@@ -78,8 +78,8 @@ Result<RunLog> ReadRuns(const RunInputs& in) {
     const RunRecord& k = in.keras;
     if (k.model.empty() || k.target.empty() || k.framework.empty())
       return Status::InvalidArgument(file + ": a Keras log needs --model, --on and --framework");
-    if (k.usd_per_hour && *k.usd_per_hour <= 0)
-      return Status::InvalidArgument("--usd-per-hour must be positive");
+    if (k.usd_per_hour && !(*k.usd_per_hour > 0 && *k.usd_per_hour <= kMaxUsdPerHour))
+      return Status::InvalidArgument("--usd-per-hour must be positive, at most 2000");
     Result<validation::KerasLogTimes> times =
         validation::ParseKerasLog(text, file, in.elapsed_column);
     if (!times.ok()) return times.status();

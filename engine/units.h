@@ -135,6 +135,10 @@ class UsdPerHour : public Quantity<UsdPerHour> {
   constexpr explicit UsdPerHour(double v) : Quantity(v) {}
 };
 
+// The most one instance is believed to cost per hour, in a price file or a run log; above it a
+// price is "absurd".
+inline constexpr double kMaxUsdPerHour = 2000.0;
+
 // The only cross-dimension products a cost model needs.
 constexpr Seconds operator/(Flops f, FlopsPerSecond r) {
   return Seconds::FromSeconds(f.flops() / r.flops_per_second());
