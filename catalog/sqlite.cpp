@@ -65,11 +65,11 @@ double Statement::Double(int col) const { return sqlite3_column_double(stmt_, co
 int64_t Statement::Int(int col) const { return sqlite3_column_int64(stmt_, col); }
 bool Statement::IsNull(int col) const { return sqlite3_column_type(stmt_, col) == SQLITE_NULL; }
 
-Result<std::unique_ptr<Database>> Database::Open(const std::string& path) {
+Result<std::unique_ptr<Database>> Database::Open(const std::string& path, const std::string& what) {
   sqlite3* db = nullptr;
   if (sqlite3_open_v2(path.c_str(), &db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, nullptr) !=
       SQLITE_OK) {
-    Status s = Error(db, path + ": cannot open catalog");
+    Status s = Error(db, path + ": cannot open " + what);
     sqlite3_close(db);
     return s;
   }
@@ -84,7 +84,7 @@ Result<std::unique_ptr<Database>> Database::Open(const std::string& path) {
     const int rc = sqlite3_exec(db, "PRAGMA journal_mode=WAL", nullptr, nullptr, nullptr);
     if (rc == SQLITE_OK) break;
     if ((rc & 0xff) != SQLITE_BUSY || std::chrono::steady_clock::now() > deadline)
-      return Error(db, path + ": cannot open catalog");
+      return Error(db, path + ": cannot open " + what);
     std::this_thread::sleep_for(std::chrono::milliseconds(5));
   }
   EPOCHCOST_RETURN_IF_ERROR(d->Exec("PRAGMA foreign_keys=ON;"));

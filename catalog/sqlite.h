@@ -43,7 +43,8 @@ class Statement {
 class Database {
  public:
   // Opens (creating if needed) with WAL journaling and a busy timeout, so concurrent writers wait.
-  static Result<std::unique_ptr<Database>> Open(const std::string& path);
+  // `what` names the database in errors: "catalog", "profile store".
+  static Result<std::unique_ptr<Database>> Open(const std::string& path, const std::string& what);
   Database(const Database&) = delete;
   Database& operator=(const Database&) = delete;
   ~Database();

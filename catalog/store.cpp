@@ -8,8 +8,8 @@
 #include <tuple>
 
 #include "catalog/gcp_gpus.h"
-#include "catalog/instance_facts.h"
 #include "catalog/importers.h"
+#include "catalog/instance_facts.h"
 #include "catalog/seed_files.h"
 #include "catalog/sqlite.h"
 #include "engine/csv.h"
@@ -105,7 +105,7 @@ Result<std::unique_ptr<CatalogStore>> CatalogStore::Open(const std::string& path
   const std::filesystem::path parent = std::filesystem::path(path).parent_path();
   if (!parent.empty()) std::filesystem::create_directories(parent, ec);
   if (ec) return Status::IoError(parent.string() + ": cannot create directory: " + ec.message());
-  Result<std::unique_ptr<Database>> db = Database::Open(path);
+  Result<std::unique_ptr<Database>> db = Database::Open(path, "catalog");
   if (!db.ok()) return db.status();
   std::unique_ptr<CatalogStore> store(new CatalogStore(std::move(*db)));
   EPOCHCOST_RETURN_IF_ERROR(store->CreateSchema());

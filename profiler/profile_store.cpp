@@ -199,7 +199,8 @@ Result<std::unique_ptr<ProfileStore>> ProfileStore::Open(const std::string& path
   std::error_code ec;
   const std::filesystem::path parent = std::filesystem::path(path).parent_path();
   if (!parent.empty()) std::filesystem::create_directories(parent, ec);
-  Result<std::unique_ptr<Database>> db = Database::Open(path);
+  if (ec) return Status::IoError(parent.string() + ": cannot create directory: " + ec.message());
+  Result<std::unique_ptr<Database>> db = Database::Open(path, "profile store");
   if (!db.ok()) return db.status();
   std::unique_ptr<ProfileStore> store(new ProfileStore(std::move(*db)));
   EPOCHCOST_RETURN_IF_ERROR(store->db_->Exec(kSchema));

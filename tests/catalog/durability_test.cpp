@@ -60,9 +60,9 @@ std::string Slurp(const std::string& path) {
 class DurabilityTest : public testing::Test {
  protected:
   void SetUp() override {
-    dir_ = fs::temp_directory_path() /
-           ("epochcost_durability_" + std::to_string(::getpid()) + "_" +
-            testing::UnitTest::GetInstance()->current_test_info()->name());
+    dir_ =
+        fs::temp_directory_path() / ("epochcost_durability_" + std::to_string(::getpid()) + "_" +
+                                     testing::UnitTest::GetInstance()->current_test_info()->name());
     fs::remove_all(dir_);
     fs::create_directories(dir_);
     catalog_ = (dir_ / "catalog.sqlite").string();
@@ -80,7 +80,7 @@ class DurabilityTest : public testing::Test {
   }
 
   std::vector<std::string> AwsInstances() {
-    std::unique_ptr<Database> db = *Database::Open(catalog_);
+    std::unique_ptr<Database> db = *Database::Open(catalog_, "catalog");
     Result<Statement> q =
         db->Prepare("SELECT name FROM instances WHERE provider = 'aws' ORDER BY name");
     std::vector<std::string> names;
@@ -99,8 +99,8 @@ class DurabilityTest : public testing::Test {
     int i = 0;
     for (int z = 0; z < zones; ++z)
       for (const std::string& name : names)
-        out << "aws," << name << "," << region << ",spot," << price(i++) << "," << date << ",z"
-            << z << ",durability test\n";
+        out << "aws," << name << "," << region << ",spot," << price(i++) << "," << date << ",z" << z
+            << ",durability test\n";
     return i;
   }
 
@@ -118,7 +118,7 @@ class DurabilityTest : public testing::Test {
   }
 
   std::string IntegrityCheck() {
-    std::unique_ptr<Database> db = *Database::Open(catalog_);
+    std::unique_ptr<Database> db = *Database::Open(catalog_, "catalog");
     Result<Statement> q = db->Prepare("PRAGMA integrity_check");
     Result<bool> row = q->Step();
     return row.ok() && *row ? q->Text(0) : "no answer";
@@ -131,8 +131,8 @@ class DurabilityTest : public testing::Test {
 TEST_F(DurabilityTest, KilledImportLeavesOldOrNewPricesNeverAMix) {
   Run({"catalog", "stats"});  // creates and seeds the catalog
   // Old prices are 1..7 $/h, new ones 10..12: every row tells which file it came from.
-  const int n = WritePrices("old.csv", "kill-test-1", "2026-11-20", 400,
-                            [](int i) { return 1 + i % 7; });
+  const int n =
+      WritePrices("old.csv", "kill-test-1", "2026-11-20", 400, [](int i) { return 1 + i % 7; });
   WritePrices("new.csv", "kill-test-1", "2026-11-20", 400, [](int i) { return 10 + i % 3; });
   Run({"catalog", "import", Path("old.csv"), "--format", "csv"});
 
@@ -153,8 +153,8 @@ TEST_F(DurabilityTest, KilledImportLeavesOldOrNewPricesNeverAMix) {
   while (killed < kKills) {
     ASSERT_LT(++attempts, 4 * kKills) << "the import finishes before almost every kill";
     const std::string file = have_new ? "old.csv" : "new.csv";
-    const pid_t pid = Spawn({"catalog", "import", Path(file), "--format", "csv"}, catalog_,
-                            Path("import.log"));
+    const pid_t pid =
+        Spawn({"catalog", "import", Path(file), "--format", "csv"}, catalog_, Path("import.log"));
     std::this_thread::sleep_for(std::chrono::microseconds(static_cast<int64_t>(delay(rng))));
     ::kill(pid, SIGKILL);
     const int status = Wait(pid);
@@ -167,7 +167,7 @@ TEST_F(DurabilityTest, KilledImportLeavesOldOrNewPricesNeverAMix) {
       ++finished;
     }
     ASSERT_EQ(IntegrityCheck(), "ok") << "after attempt " << attempts;
-    std::unique_ptr<Database> db = *Database::Open(catalog_);
+    std::unique_ptr<Database> db = *Database::Open(catalog_, "catalog");
     const auto [rows, old_rows] = Count(*db, "kill-test-1", "2026-11-20", 9);
     ASSERT_EQ(rows, n) << "after attempt " << attempts;
     ASSERT_TRUE(old_rows == 0 || old_rows == n)
@@ -181,8 +181,10 @@ TEST_F(DurabilityTest, KilledImportLeavesOldOrNewPricesNeverAMix) {
     }
     have_new = now_new;
   }
-  std::printf("[ measured ] %d imports of %d prices: %d killed (%d inside the write), %d finished "
-              "first\n", attempts, n, killed, mid_write, finished);
+  std::printf(
+      "[ measured ] %d imports of %d prices: %d killed (%d inside the write), %d finished "
+      "first\n",
+      attempts, n, killed, mid_write, finished);
 }
 
 TEST_F(DurabilityTest, KilledFirstOpenLeavesACatalogThatSeedsAgain) {
@@ -221,10 +223,10 @@ TEST_F(DurabilityTest, TwoImportersAndReadersAtOnce) {
     if (round == 0)
       for (const char* ext : {"", "-wal", "-shm"}) fs::remove(catalog_ + ext);
 
-    const pid_t a = Spawn({"catalog", "import", Path("a.csv"), "--format", "csv"}, catalog_,
-                          Path("a.log"));
-    const pid_t b = Spawn({"catalog", "import", Path("b.csv"), "--format", "csv"}, catalog_,
-                          Path("b.log"));
+    const pid_t a =
+        Spawn({"catalog", "import", Path("a.csv"), "--format", "csv"}, catalog_, Path("a.log"));
+    const pid_t b =
+        Spawn({"catalog", "import", Path("b.csv"), "--format", "csv"}, catalog_, Path("b.log"));
     // Readers: this process, snapshot after snapshot, and the product's own `catalog stats`.
     int status_a = 0, status_b = 0;
     bool done_a = false, done_b = false;
@@ -240,7 +242,7 @@ TEST_F(DurabilityTest, TwoImportersAndReadersAtOnce) {
         reader = Spawn({"catalog", "stats"}, catalog_, Path("reader.log"));
       }
       if (!fs::exists(catalog_)) continue;
-      Result<std::unique_ptr<Database>> db = Database::Open(catalog_);
+      Result<std::unique_ptr<Database>> db = Database::Open(catalog_, "catalog");
       ASSERT_TRUE(db.ok()) << db.status().message();
       Result<Statement> q = (*db)->Prepare(
           "SELECT (SELECT count(*) FROM prices WHERE region = 'conc-a' AND observed_at = ?1), "
@@ -260,7 +262,7 @@ TEST_F(DurabilityTest, TwoImportersAndReadersAtOnce) {
           << "round " << round << ": " << out;
       EXPECT_EQ(out.find("locked"), std::string::npos) << out;
     }
-    std::unique_ptr<Database> db = *Database::Open(catalog_);
+    std::unique_ptr<Database> db = *Database::Open(catalog_, "catalog");
     EXPECT_EQ(Count(*db, "conc-a", a_date, 1e9).first, n_a) << "round " << round;
     EXPECT_EQ(Count(*db, "conc-b", b_date, 1e9).first, n_b) << "round " << round;
   }

@@ -257,7 +257,7 @@ TEST_F(ProfileStoreTest, BadProfilesChangeNothing) {
 // medians as their means, and takes new measurements with means.
 TEST_F(ProfileStoreTest, StoreFromBeforeMeansIsUpgraded) {
   {
-    Result<std::unique_ptr<catalog::Database>> db = catalog::Database::Open(path_);
+    Result<std::unique_ptr<catalog::Database>> db = catalog::Database::Open(path_, "profile store");
     ASSERT_TRUE(db.ok());
     ASSERT_TRUE((*db)
                     ->Exec("CREATE TABLE devices(id TEXT PRIMARY KEY, kind TEXT NOT NULL, model "
@@ -315,7 +315,7 @@ TEST_F(ProfileStoreTest, StoreFromBeforeProvenanceTakesTheShippedProfilesAgain) 
   ASSERT_EQ(h100.kind, "gpu");
   {
     // The same store as an older epochcost left it: no shipped column, a stale row of the H100.
-    Result<std::unique_ptr<catalog::Database>> db = catalog::Database::Open(path_);
+    Result<std::unique_ptr<catalog::Database>> db = catalog::Database::Open(path_, "profile store");
     ASSERT_TRUE(db.ok());
     ASSERT_TRUE((*db)
                     ->Exec("ALTER TABLE measurements DROP COLUMN shipped;"
@@ -609,7 +609,7 @@ TEST(CalibrationTable, BadRowsAreErrorsNamingLineAndField) {
 // gains the columns on open, and its calibrations read with none.
 TEST_F(ProfileStoreTest, CalibrationsFromBeforeThePerStepOverheadReadAsZero) {
   {
-    Result<std::unique_ptr<catalog::Database>> db = catalog::Database::Open(path_);
+    Result<std::unique_ptr<catalog::Database>> db = catalog::Database::Open(path_, "profile store");
     ASSERT_TRUE(db.ok());
     ASSERT_TRUE((*db)
                     ->Exec("CREATE TABLE calibrations(framework TEXT NOT NULL, device_kind TEXT "
