@@ -139,6 +139,28 @@ int History(const CatalogOptions& o) {
   Result<std::vector<catalog::PriceObservation>> h =
       (*store)->History(provider, name, o.region, kind);
   if (!h.ok()) return ReportError(h.status());
+  if (h->empty() && (!o.region.empty() || kind)) {
+    // Say which filter left nothing, and what the instance has.
+    Result<std::vector<catalog::PriceObservation>> all =
+        (*store)->History(provider, name, "", std::nullopt);
+    if (!all.ok()) return ReportError(all.status());
+    if (!all->empty()) {
+      std::set<std::string> regions, kinds;
+      for (const catalog::PriceObservation& p : *all) {
+        regions.insert(p.region);
+        kinds.insert(std::string(catalog::PriceKindName(p.kind)));
+      }
+      const std::string filter = (o.region.empty() ? "" : " in region '" + o.region + "'") +
+                                 (kind ? std::string(o.region.empty() ? "" : ",") + " of kind " +
+                                             std::string(catalog::PriceKindName(*kind))
+                                       : "");
+      return ReportError(
+          Status::NotFound("no prices recorded for '" + o.instance + "'" + filter + " (it has " +
+                           std::to_string(all->size()) + " prices, in " +
+                           CommaList({regions.begin(), regions.end()}) + ", of kinds " +
+                           CommaList({kinds.begin(), kinds.end()}) + ")"));
+    }
+  }
   if (h->empty())
     return ReportError(Status::NotFound("no prices recorded for '" + o.instance + "'"));
   std::cout << HistoryTable(*h);
