@@ -121,6 +121,7 @@ int Schedule(const ScheduleOptions& o) {
     Result<pricing::CronSchedule> cron = pricing::CronSchedule::Parse(o.cron);
     if (!cron.ok()) return ReportError(cron.status().WithContext("--cron"));
     req.starts_per_month = cron->StartsPerMonth();
+    req.interval = cron->ShortestInterval();  // a run longer than it never lets the VM stop
   }
   if (o.runtime.empty() == o.model.empty())
     return ReportError(Status::InvalidArgument(

@@ -2,6 +2,7 @@
 
 #include <cctype>
 #include <cmath>
+#include <cstdio>
 #include <cstdlib>
 #include <sstream>
 
@@ -134,24 +135,48 @@ Result<CronSchedule> CronSchedule::Parse(const std::string& text) {
   return c;
 }
 
-bool CronSchedule::Matches(int minute, int hour, int day, int month, int dow) const {
-  if (!minute_[minute] || !hour_[hour] || !month_[month]) return false;
+bool CronSchedule::DayMatches(int day, int month, int dow) const {
+  if (!month_[month]) return false;
   if (day_any_ || dow_any_) return day_[day] && dow_[dow];
   return day_[day] || dow_[dow];
 }
 
+bool CronSchedule::Matches(int minute, int hour, int day, int month, int dow) const {
+  return minute_[minute] && hour_[hour] && DayMatches(day, month, dow);
+}
+
+namespace {
+constexpr int kDaysInMonth[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
+}  // namespace
+
 double CronSchedule::StartsPerMonth() const {
-  static constexpr int kDays[] = {31, 28, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
   int64_t starts = 0;
   int dow = 0;  // the year starts on a Sunday; any weekday gives the same average
   for (int month = 1; month <= 12; ++month)
-    for (int day = 1; day <= kDays[month - 1]; ++day, dow = (dow + 1) % 7) {
-      if (!month_[month] ||
-          !(day_any_ || dow_any_ ? day_[day] && dow_[dow] : day_[day] || dow_[dow]))
-        continue;
-      starts += static_cast<int64_t>(hour_.count() * minute_.count());
-    }
+    for (int day = 1; day <= kDaysInMonth[month - 1]; ++day, dow = (dow + 1) % 7)
+      if (DayMatches(day, month, dow))
+        starts += static_cast<int64_t>(hour_.count() * minute_.count());
   return static_cast<double>(starts) / 12.0;
+}
+
+Seconds CronSchedule::ShortestInterval() const {
+  int64_t day_start = 0, previous = -1, shortest = -1;  // minutes from the first year's start
+  int dow = 0;
+  for (int year = 0; year < 2; ++year)
+    for (int month = 1; month <= 12; ++month)
+      for (int day = 1; day <= kDaysInMonth[month - 1];
+           ++day, dow = (dow + 1) % 7, day_start += 24 * 60) {
+        if (!DayMatches(day, month, dow)) continue;
+        for (int hour = 0; hour < 24; ++hour)
+          for (int minute = 0; minute < 60; ++minute) {
+            if (!hour_[hour] || !minute_[minute]) continue;
+            const int64_t start = day_start + hour * 60 + minute;
+            if (previous >= 0 && (shortest < 0 || start - previous < shortest))
+              shortest = start - previous;
+            previous = start;
+          }
+      }
+  return Seconds::FromSeconds(shortest < 0 ? 0 : shortest * 60.0);
 }
 
 Result<ScheduleFees> FeesFor(const std::string& provider, const std::string& date) {
@@ -180,10 +205,14 @@ Result<ScheduleFees> FeesFor(const std::string& provider, const std::string& dat
 Result<ScheduleCost> MonthlyScheduleCost(const ScheduleRequest& r) {
   if (r.starts_per_month <= 0) return Status::InvalidArgument("the schedule never starts the job");
   const Seconds used = r.runtime + r.boot;
-  if (r.interval.seconds() > 0 && used > r.interval)
-    return Status::InvalidArgument(
-        "each run (boot + runtime) outlasts the interval between "
-        "starts: the VM would never stop");
+  if (r.interval.seconds() > 0 && used > r.interval) {
+    char text[160];
+    std::snprintf(text, sizeof text,
+                  "each run (boot + runtime, %g s) outlasts the %g s between starts: the VM "
+                  "would never stop",
+                  used.seconds(), r.interval.seconds());
+    return Status::InvalidArgument(text);
+  }
   ScheduleCost c;
   c.billed_per_run = BilledSeconds(used, r.billing);
   c.vm = Usd::FromDollars(r.starts_per_month * c.billed_per_run.seconds() *

@@ -34,8 +34,14 @@ class CronSchedule {
   bool Matches(int minute, int hour, int day, int month, int dow) const;
   // Starts in an average month: the starts in a non-leap year, over 12.
   double StartsPerMonth() const;
+  // The least time from one start to the next (over two non-leap years, the first starting on a
+  // Sunday, so that the year's last start is followed by the next year's first); zero for a
+  // schedule that starts fewer than twice in them.
+  Seconds ShortestInterval() const;
 
  private:
+  bool DayMatches(int day, int month, int dow) const;
+
   std::bitset<60> minute_;
   std::bitset<24> hour_;
   std::bitset<32> day_;
@@ -60,7 +66,7 @@ Result<ScheduleFees> FeesFor(const std::string& provider, const std::string& dat
 
 struct ScheduleRequest {
   double starts_per_month = 0;
-  Seconds interval;  // between starts (0 with cron); a run must end before the next starts
+  Seconds interval;  // between starts (cron: the shortest); a run must end before the next starts
   Seconds runtime;   // the job's own work
   Seconds boot;      // VM boot before the job starts (billed)
   UsdPerHour price;  // the VM

@@ -28,6 +28,18 @@ TEST(ScheduleTest, Durations) {
   EXPECT_FALSE(ParseDuration("1e300d", "x").ok());
 }
 
+// A run longer than this never lets the VM stop: it was checked for --every only (regression).
+TEST(ScheduleTest, CronShortestInterval) {
+  EXPECT_DOUBLE_EQ(CronSchedule::Parse("0 */4 * * *")->ShortestInterval().seconds(), 4 * 3600);
+  EXPECT_DOUBLE_EQ(CronSchedule::Parse("0 9,10 * * *")->ShortestInterval().seconds(), 3600);
+  EXPECT_DOUBLE_EQ(CronSchedule::Parse("0 0 * * 1-5")->ShortestInterval().seconds(), 86400);
+  // The 31st: Jul 31 to Aug 31 is the shortest gap, 31 days.
+  EXPECT_DOUBLE_EQ(CronSchedule::Parse("0 0 31 * *")->ShortestInterval().seconds(), 31 * 86400);
+  // Yearly: the year's start to the next year's.
+  EXPECT_DOUBLE_EQ(CronSchedule::Parse("0 0 1 1 *")->ShortestInterval().seconds(), 365 * 86400);
+  EXPECT_DOUBLE_EQ(CronSchedule::Parse("0 0 29 2 *")->ShortestInterval().seconds(), 0);
+}
+
 TEST(ScheduleTest, CronStartsPerMonth) {
   // Every 4 hours: 6 a day, 365 days, over 12 months.
   EXPECT_DOUBLE_EQ(CronSchedule::Parse("0 */4 * * *")->StartsPerMonth(), 6 * 365 / 12.0);
