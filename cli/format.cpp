@@ -47,6 +47,10 @@ std::string Epochs(double epochs) {
   return Number("%g", epochs) + (epochs == 1 ? " epoch" : " epochs");
 }
 
+std::string Counted(size_t n, const std::string& noun) {
+  return std::to_string(n) + " " + noun + (n == 1 ? "" : "s");
+}
+
 std::string CommaList(const std::vector<std::string>& items) {
   std::string out;
   for (const std::string& item : items) out += (out.empty() ? "" : ", ") + item;

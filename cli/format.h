@@ -22,6 +22,9 @@ std::string Number(const char* fmt, double v);
 // 1 -> "1 epoch", 2.5 -> "2.5 epochs".
 std::string Epochs(double epochs);
 
+// (1, "offer") -> "1 offer", (3, "offer") -> "3 offers".
+std::string Counted(size_t n, const std::string& noun);
+
 // {"a", "b", "c"} -> "a, b, c".
 std::string CommaList(const std::vector<std::string>& items);
 

@@ -66,8 +66,9 @@ std::string RecommendTable(const pricing::Recommendation& r, int top, double epo
   }
   std::string out = RenderTable(rows, {true, false, false, false, false, true, true, true, true,
                                        true, true, true, false, false});
-  out += std::to_string(r.ranked.size()) +
-         (front_of > 0 ? " Pareto-optimal offers of " + std::to_string(front_of) : " offers") +
+  out += (front_of > 0 ? std::to_string(r.ranked.size()) + " Pareto-optimal offers of " +
+                             std::to_string(front_of)
+                       : Counted(r.ranked.size(), "offer")) +
          " ranked by $/epoch; totals for " + Epochs(epochs) +
          " under each provider's billing rule; * = Pareto-optimal "
          "(no offer both faster and cheaper).\n";

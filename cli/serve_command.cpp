@@ -196,8 +196,8 @@ int Serve(const ServeOptions& o) {
                              : "a replica per GPU (per CPU node)")
               << ", each node after the first adds " << Number("%.0f%%", 100 * o.node_efficiency)
               << "\n"
-              << market->calibrated << Table(*plan, top) << plan->ranked.size()
-              << " offers can serve it, ranked by monthly cost (730 h).\n"
+              << market->calibrated << Table(*plan, top) << Counted(plan->ranked.size(), "offer")
+              << " can serve it, ranked by monthly cost (730 h).\n"
               << FoldNote(plan->ranked.size(), plan->offers) << ReclaimableNote(*plan)
               << Dropped(*plan) << StaleNote(*market) << RetiredNote(*market)
               << (paths.empty() ? ""

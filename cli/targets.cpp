@@ -430,7 +430,7 @@ void AddMarketOptions(CLI::App* app, MarketInputs* in, const std::string& kind_h
 std::string StaleNote(const Market& m) {
   if (m.stale.empty()) return "";
   const catalog::Offer& first = m.stale.front();
-  return std::to_string(m.stale.size()) + " offers priced only more than a year before their " +
+  return Counted(m.stale.size(), "offer") + " priced only more than a year before their " +
          "provider's newest prices left out (first: " + first.instance.provider + ":" +
          first.instance.name + " " + std::string(catalog::PriceKindName(first.kind)) + " in " +
          first.region + ", " + first.observed_at + "); --as-of DATE ranks past prices.\n";
@@ -451,8 +451,8 @@ std::string RetiredNote(const Market& m) {
   for (const catalog::Offer& o : m.retired)
     machines.insert(o.instance.provider + ":" + o.instance.name);
   const catalog::Offer& first = m.retired.front();
-  return std::to_string(m.retired.size()) + " offers of " + std::to_string(machines.size()) +
-         " machines their provider has retired left out (first: " + first.instance.provider + ":" +
+  return Counted(m.retired.size(), "offer") + " of " + Counted(machines.size(), "machine") +
+         " their provider has retired left out (first: " + first.instance.provider + ":" +
          first.instance.name + ", retired " + catalog::RetiredOn(first.instance) +
          "; data/catalog/retirements.csv).\n";
 }

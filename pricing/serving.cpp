@@ -14,8 +14,8 @@ namespace {
 // One replica's forward time at each batch size tried, or why the machine cannot serve.
 struct ReplicaTimes {
   Status status;
-  int replicas = 0;           // serving at once on a node
-  double contention = 1;      // replicas per GPU beyond one share it in turn
+  int replicas = 0;       // serving at once on a node
+  double contention = 1;  // replicas per GPU beyond one share it in turn
   std::vector<std::pair<int64_t, Seconds>> forward;
   std::string source;
 };
@@ -60,9 +60,12 @@ ReplicaTimes TimeReplica(const ServeRequest& r, const Machine& node, const Refer
             " GB per replica, has " + std::to_string(room.value() / 1e9).substr(0, 5) + " GB");
       break;  // larger batches need more
     }
-    MachineSettings settings{.samples = b, .val_samples = b, .per_op_overhead = r.per_op_overhead,
+    MachineSettings settings{.samples = b,
+                             .val_samples = b,
+                             .per_op_overhead = r.per_op_overhead,
                              .isa = r.isa,
-                             .cache = cache, .op_rows = false};
+                             .cache = cache,
+                             .op_rows = false};
     settings.Apply(r.corrections.For(node.gpus > 0));
     Result<MachinePrediction> p = PredictOnMachine(*r.model, lowering, replica, refs, settings);
     if (!p.ok()) {
@@ -136,8 +139,13 @@ Result<ServingPlan> PlanServing(
       }
     }
     if (!best) {
-      plan.dropped.emplace(name, "cannot meet the rate and latency with " +
-                                     std::to_string(r.max_nodes) + " nodes");
+      // A request's own p95 (batch 1, no queue) is the least any number of nodes gives.
+      const Seconds alone = LoadOf(1, t.forward.front().second, r.qps).p95;
+      plan.dropped.emplace(name, r.p95 && alone > *r.p95
+                                     ? "a request alone takes longer than --p95-ms: more nodes "
+                                       "do not shorten it"
+                                     : "cannot meet the rate and latency with " +
+                                           std::to_string(r.max_nodes) + " nodes");
       continue;
     }
     best->offer = offer;
