@@ -364,15 +364,15 @@ int ProfileModels(const ProfileOptions& o) {
     if (!s.ok()) return ReportError(s);
   }
   if (o.in_step)
-    std::cout << "profiled on " << here.model << " (" << here.library << "): " << measured
-              << " op times stored from replayed steps\n";
+    std::cout << "profiled on " << here.model << " (" << here.library
+              << "): " << Counted(measured, "op time") << " stored from replayed steps\n";
   else
-    std::cout << "profiled on " << here.model << " (" << here.library << "): " << measured
-              << " signatures measured, " << reused << " already stored\n";
+    std::cout << "profiled on " << here.model << " (" << here.library
+              << "): " << Counted(measured, "signature") << " measured, " << reused
+              << " already stored\n";
   if (!skipped.empty()) {
-    std::cerr << "epochcost: warning: " << skipped.size()
-              << " signatures could not be measured on this device (first: " << skipped.front()
-              << ")\n";
+    std::cerr << "epochcost: warning: " << Counted(skipped.size(), "signature")
+              << " could not be measured on this device (first: " << skipped.front() << ")\n";
     return kExitError;
   }
   return kExitOk;
@@ -437,7 +437,7 @@ int Import(const ProfileOptions& o) {
   if (!store.ok()) return ReportError(store.status());
   Result<int> n = (*store)->ImportJson(*text, o.file);
   if (!n.ok()) return ReportError(n.status());
-  std::cout << "imported " << *n << " measurements from " << o.file << "\n";
+  std::cout << "imported " << Counted(*n, "measurement") << " from " << o.file << "\n";
   return kExitOk;
 }
 
