@@ -55,10 +55,18 @@ Result<catalog::OfferFilter> Filter(const CatalogOptions& o) {
   return f;
 }
 
-// Where a list came out empty: the error for a --region no offer of the cloud is in, or a --gpu no
-// offer of the cloud has, at any date; OK where the filters are real but exclude each other (no
-// H100 as of 2017).
-Status NoSuchRegionOrGpu(const catalog::CatalogStore& store, const catalog::OfferFilter& f) {
+// Where a list came out empty: the error for an --as-of before any price of the cloud, a --region
+// no offer of the cloud is in, or a --gpu no offer of the cloud has, at any date; OK where the
+// filters are real but exclude each other (no H100 as of 2017).
+Status WhyNoOffers(const catalog::CatalogStore& store, const catalog::OfferFilter& f) {
+  if (!f.as_of.empty()) {  // as recommend and serve say it
+    Result<std::vector<catalog::Offer>> then = store.Offers({.cloud = f.cloud, .as_of = f.as_of});
+    if (!then.ok()) return then.status();
+    if (then->empty())
+      return Status::InvalidArgument("--as-of " + f.as_of + ": no price " +
+                                     (f.cloud.empty() ? "in the catalog" : "of " + f.cloud) +
+                                     " was observed on or before that date");
+  }
   if (!f.region.empty()) {
     Result<std::vector<catalog::Offer>> all = store.Offers({.cloud = f.cloud});
     if (!all.ok()) return all.status();
@@ -88,8 +96,8 @@ int List(const CatalogOptions& o) {
     if (Status known = CheckClouds(**store, {o.cloud}); !known.ok()) return ReportError(known);
   Result<std::vector<catalog::Offer>> offers = (*store)->Offers(*f);
   if (!offers.ok()) return ReportError(offers.status());
-  if (offers->empty()) {  // a typo in --region or --gpu, rather than no offer of that kind?
-    Status why = NoSuchRegionOrGpu(**store, *f);
+  if (offers->empty()) {  // a typo in --region or --gpu, or a date too early?
+    Status why = WhyNoOffers(**store, *f);
     if (!why.ok()) return ReportError(why);
   }
   std::cout << (o.json ? OffersJson(*offers) : o.csv ? OffersCsv(*offers) : OffersTable(*offers));
