@@ -252,6 +252,39 @@ Result<Machine> AttachedGpus(const std::string& target, const catalog::CatalogSt
   return m;
 }
 
+// What a name typed for a hardware table's row may have meant ("skylake", "v100"): " (did you
+// mean: ...?)" with the names that contain it ignoring case, else " (known: ...)" with them all.
+std::string NearNames(const std::string& typed, const std::vector<std::string>& names) {
+  auto lower = [](std::string s) {
+    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
+    return s;
+  };
+  std::vector<std::string> near;
+  for (const std::string& name : names)
+    if (!typed.empty() && lower(name).find(lower(typed)) != std::string::npos) near.push_back(name);
+  return near.empty() ? " (known: " + CommaList(names) + ")"
+                      : " (did you mean: " + CommaList(near) + "?)";
+}
+
+Status UnknownGpu(const std::string& typed) {
+  Result<std::vector<GpuSpec>> all = Gpus();
+  if (!all.ok()) return all.status();
+  std::vector<std::string> names;
+  for (const GpuSpec& g : *all)
+    if (!g.short_name.empty()) names.push_back(g.short_name);
+  return Status::NotFound("--on: no GPU named '" + typed + "' in data/hardware/gpus.csv" +
+                          NearNames(typed, names));
+}
+
+Status UnknownCpu(const std::string& typed) {
+  Result<std::vector<CpuSpec>> all = Cpus();
+  if (!all.ok()) return all.status();
+  std::vector<std::string> names;
+  for (const CpuSpec& c : *all) names.push_back(c.family);
+  return Status::NotFound("--on: no CPU family '" + typed + "' in data/hardware/cpus.csv" +
+                          NearNames(typed, names));
+}
+
 }  // namespace
 
 Result<Machine> ResolveTarget(const std::string& target, const catalog::CatalogStore& catalog,
@@ -266,7 +299,7 @@ Result<Machine> ResolveTarget(const std::string& target, const catalog::CatalogS
   m.name = target;
   if (head == "gpu") {
     Result<GpuSpec> g = FindGpu(rest);
-    if (!g.ok()) return g.status().WithContext("--on");
+    if (!g.ok()) return g.status().code() == StatusCode::kNotFound ? UnknownGpu(rest) : g.status();
     m.gpu = *g;
     m.gpus = gpus > 0 ? gpus : 1;
     m.vcpus = 8.0 * m.gpus;  // a host of ordinary size; instances give their own
@@ -277,7 +310,9 @@ Result<Machine> ResolveTarget(const std::string& target, const catalog::CatalogS
     if (last == std::string::npos)
       return Status::InvalidArgument("--on " + target + ": expected cpu:FAMILY:VCPUS");
     Result<CpuSpec> c = FindCpu(rest.substr(0, last));
-    if (!c.ok()) return c.status().WithContext("--on");
+    if (!c.ok())
+      return c.status().code() == StatusCode::kNotFound ? UnknownCpu(rest.substr(0, last))
+                                                        : c.status();
     char* end = nullptr;
     const std::string n = rest.substr(last + 1);
     const double vcpus = std::strtod(n.c_str(), &end);
