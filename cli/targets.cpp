@@ -267,6 +267,11 @@ std::string NearNames(const std::string& typed, const std::vector<std::string>& 
 }
 
 Status UnknownGpu(const std::string& typed) {
+  // gpu:V100:8, by analogy with cpu:FAMILY:VCPUS.
+  const size_t colon = typed.rfind(':');
+  if (colon != std::string::npos && FindGpu(typed.substr(0, colon)).ok())
+    return Status::InvalidArgument("--on gpu:" + typed + ": the GPU count is an option: --on gpu:" +
+                                   typed.substr(0, colon) + " --gpus " + typed.substr(colon + 1));
   Result<std::vector<GpuSpec>> all = Gpus();
   if (!all.ok()) return all.status();
   std::vector<std::string> names;
