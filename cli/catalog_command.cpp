@@ -117,6 +117,7 @@ int Show(const CatalogOptions& o) {
   if (offers->empty())
     return ReportError(Status::NotFound("no instance '" + o.instance + "' with prices" +
                                         (o.as_of.empty() ? "" : " as of " + o.as_of) +
+                                        NearInstances(**store, provider, name) +
                                         " (see `epochcost catalog list`)"));
   std::cout << InstanceText(offers->front().instance) << "\n" << OffersTable(*offers);
   // Interruptions of each (region, kind) with preemptible or spot offers.

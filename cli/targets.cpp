@@ -255,13 +255,9 @@ Result<Machine> AttachedGpus(const std::string& target, const catalog::CatalogSt
 // What a name typed for a hardware table's row may have meant ("skylake", "v100"): " (did you
 // mean: ...?)" with the names that contain it ignoring case, else " (known: ...)" with them all.
 std::string NearNames(const std::string& typed, const std::vector<std::string>& names) {
-  auto lower = [](std::string s) {
-    std::transform(s.begin(), s.end(), s.begin(), [](unsigned char c) { return std::tolower(c); });
-    return s;
-  };
   std::vector<std::string> near;
   for (const std::string& name : names)
-    if (!typed.empty() && lower(name).find(lower(typed)) != std::string::npos) near.push_back(name);
+    if (!typed.empty() && Lower(name).find(Lower(typed)) != std::string::npos) near.push_back(name);
   return near.empty() ? " (known: " + CommaList(names) + ")"
                       : " (did you mean: " + CommaList(near) + "?)";
 }
@@ -291,6 +287,21 @@ Status UnknownCpu(const std::string& typed) {
 }
 
 }  // namespace
+
+std::string NearInstances(const catalog::CatalogStore& catalog, const std::string& provider,
+                          const std::string& typed) {
+  Result<std::vector<catalog::InstanceType>> all = catalog.Instances();
+  if (!all.ok() || typed.empty()) return "";
+  const std::string want = Lower(typed);
+  std::vector<std::string> near;
+  for (const catalog::InstanceType& t : *all) {
+    const std::string name = Lower(t.name);
+    if (t.provider == provider && near.size() < 5 &&
+        (name.find(want) != std::string::npos || want.find(name) != std::string::npos))
+      near.push_back(provider + ":" + t.name);
+  }
+  return near.empty() ? "" : " (did you mean: " + CommaList(near) + "?)";
+}
 
 Result<Machine> ResolveTarget(const std::string& target, const catalog::CatalogStore& catalog,
                               int gpus) {
@@ -341,7 +352,8 @@ Result<Machine> ResolveTarget(const std::string& target, const catalog::CatalogS
     return AttachedGpus(target, catalog);
   if (offers->empty())
     return Status::NotFound("--on " + target + ": no instance '" + rest + "' of provider '" + head +
-                            "' in the catalog (see `epochcost catalog list`)");
+                            "' in the catalog" + NearInstances(catalog, head, rest) +
+                            " (see `epochcost catalog list`)");
   Result<Machine> out = MachineOf(offers->front().instance);
   if (!out.ok()) return out.status();
   if (gpus > 0 && out->gpus == 0)

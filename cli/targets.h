@@ -45,6 +45,12 @@ Result<GpuSpec> SpecOfGpuModel(const std::string& model);
 // The hardware of a catalog instance type (cpu family of its host, GPUs).
 Result<Machine> MachineOf(const catalog::InstanceType& t);
 
+// What an instance name the catalog lacks may have meant ("c5.larg", "C5.large"): " (did you
+// mean: aws:c5.large?)" with up to five of `provider`'s instance types whose names contain it or
+// are contained in it, ignoring case; empty when none is near.
+std::string NearInstances(const catalog::CatalogStore& catalog, const std::string& provider,
+                          const std::string& typed);
+
 // `gpu:NAME` (a gpus.csv short name), `cpu:FAMILY:VCPUS` (a cpus.csv family), or
 // `PROVIDER:INSTANCE` from the catalog (`aws:p2.xlarge`, `gcp:n1-standard-1+K80`).
 // `gpus` > 0 overrides a spec target's GPU count.
