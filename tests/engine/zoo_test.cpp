@@ -90,6 +90,12 @@ TEST(ZooParamsTest, PublishedForwardMacs) {
 TEST(ZooTest, UnknownNameSaysWhatItIsNot) {
   EXPECT_EQ(LoadZooModel("resnet51").status().message(),
             "'resnet51' is neither a zoo model (see `epochcost models list`) nor a file");
+  EXPECT_EQ(LoadZooModel("Mnist-MLP").status().message(),
+            "'Mnist-MLP' is neither a zoo model (did you mean: mnist_mlp?) (see `epochcost models "
+            "list`) nor a file");
+  EXPECT_EQ(LoadZooModel("resnet").status().message(),
+            "'resnet' is neither a zoo model (did you mean: resnet152, resnet50, resnet50_v1_5?) "
+            "(see `epochcost models list`) nor a file");
 }
 
 }  // namespace
