@@ -411,11 +411,23 @@ Status CheckRegion(const std::vector<catalog::Offer>& offers, const std::string&
   if (region.empty()) return Status::Ok();
   for (const catalog::Offer& o : offers)
     if (o.region == region) return Status::Ok();
+  // us-east1 for us-east-1, US-EAST-1: the regions equal to it but for case and hyphens.
+  auto folded = [](const std::string& r) {
+    std::string out;
+    for (char c : Lower(r))
+      if (c != '-') out += c;
+    return out;
+  };
+  std::set<std::string> near;
+  for (const catalog::Offer& o : offers)
+    if (folded(o.region) == folded(region)) near.insert(o.region);
   const std::string of = clouds.empty() ? "the catalog" : CommaList(clouds);
-  return Status::InvalidArgument("--region '" + region + "': no offer of " + of +
-                                 " is in that region" + (as_of.empty() ? "" : " as of " + as_of) +
-                                 " (see `epochcost catalog list" +
-                                 (clouds.size() == 1 ? " --cloud " + clouds.front() : "") + "`)");
+  return Status::InvalidArgument(
+      "--region '" + region + "': no offer of " + of + " is in that region" +
+      (as_of.empty() ? "" : " as of " + as_of) +
+      (near.empty() ? "" : " (did you mean: " + CommaList({near.begin(), near.end()}) + "?)") +
+      " (see `epochcost catalog list" + (clouds.size() == 1 ? " --cloud " + clouds.front() : "") +
+      "`)");
 }
 
 Result<std::vector<catalog::Offer>> SelectOffers(const catalog::CatalogStore& catalog,
