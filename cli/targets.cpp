@@ -13,6 +13,7 @@
 #include "cli/format.h"
 #include "cli/lowering_flags.h"
 #include "cli/run_inputs.h"
+#include "engine/near_names.h"
 #include "profiler/microbench.h"
 #include "validation/run_log.h"
 
@@ -252,14 +253,11 @@ Result<Machine> AttachedGpus(const std::string& target, const catalog::CatalogSt
   return m;
 }
 
-// What a name typed for a hardware table's row may have meant ("skylake", "v100"): " (did you
-// mean: ...?)" with the names that contain it ignoring case, else " (known: ...)" with them all.
-std::string NearNames(const std::string& typed, const std::vector<std::string>& names) {
-  std::vector<std::string> near;
-  for (const std::string& name : names)
-    if (!typed.empty() && Lower(name).find(Lower(typed)) != std::string::npos) near.push_back(name);
-  return near.empty() ? " (known: " + CommaList(names) + ")"
-                      : " (did you mean: " + CommaList(near) + "?)";
+// What a name typed for a hardware table's row may have meant ("skylake", "v100"): the names near
+// it (NearNames), else " (known: ...)" with them all.
+std::string NearOrKnown(const std::string& typed, const std::vector<std::string>& names) {
+  const std::vector<std::string> near = NearNames(typed, names, names.size());
+  return near.empty() ? " (known: " + CommaList(names) + ")" : DidYouMean(near);
 }
 
 Status UnknownGpu(const std::string& typed) {
@@ -274,7 +272,7 @@ Status UnknownGpu(const std::string& typed) {
   for (const GpuSpec& g : *all)
     if (!g.short_name.empty()) names.push_back(g.short_name);
   return Status::NotFound("--on: no GPU named '" + typed + "' in data/hardware/gpus.csv" +
-                          NearNames(typed, names));
+                          NearOrKnown(typed, names));
 }
 
 Status UnknownCpu(const std::string& typed) {
@@ -283,7 +281,7 @@ Status UnknownCpu(const std::string& typed) {
   std::vector<std::string> names;
   for (const CpuSpec& c : *all) names.push_back(c.family);
   return Status::NotFound("--on: no CPU family '" + typed + "' in data/hardware/cpus.csv" +
-                          NearNames(typed, names));
+                          NearOrKnown(typed, names));
 }
 
 }  // namespace
@@ -291,16 +289,13 @@ Status UnknownCpu(const std::string& typed) {
 std::string NearInstances(const catalog::CatalogStore& catalog, const std::string& provider,
                           const std::string& typed) {
   Result<std::vector<catalog::InstanceType>> all = catalog.Instances();
-  if (!all.ok() || typed.empty()) return "";
-  const std::string want = Lower(typed);
-  std::vector<std::string> near;
-  for (const catalog::InstanceType& t : *all) {
-    const std::string name = Lower(t.name);
-    if (t.provider == provider && near.size() < 5 &&
-        (name.find(want) != std::string::npos || want.find(name) != std::string::npos))
-      near.push_back(provider + ":" + t.name);
-  }
-  return near.empty() ? "" : " (did you mean: " + CommaList(near) + "?)";
+  if (!all.ok()) return "";
+  std::vector<std::string> names;
+  for (const catalog::InstanceType& t : *all)
+    if (t.provider == provider) names.push_back(t.name);
+  std::vector<std::string> near = NearNames(typed, names);
+  for (std::string& n : near) n = provider + ":" + n;
+  return DidYouMean(near);
 }
 
 Result<Machine> ResolveTarget(const std::string& target, const catalog::CatalogStore& catalog,
@@ -411,23 +406,14 @@ Status CheckRegion(const std::vector<catalog::Offer>& offers, const std::string&
   if (region.empty()) return Status::Ok();
   for (const catalog::Offer& o : offers)
     if (o.region == region) return Status::Ok();
-  // us-east1 for us-east-1, US-EAST-1: the regions equal to it but for case and hyphens.
-  auto folded = [](const std::string& r) {
-    std::string out;
-    for (char c : Lower(r))
-      if (c != '-') out += c;
-    return out;
-  };
-  std::set<std::string> near;
-  for (const catalog::Offer& o : offers)
-    if (folded(o.region) == folded(region)) near.insert(o.region);
+  std::set<std::string> regions;  // us-east1 for us-east-1
+  for (const catalog::Offer& o : offers) regions.insert(o.region);
   const std::string of = clouds.empty() ? "the catalog" : CommaList(clouds);
-  return Status::InvalidArgument(
-      "--region '" + region + "': no offer of " + of + " is in that region" +
-      (as_of.empty() ? "" : " as of " + as_of) +
-      (near.empty() ? "" : " (did you mean: " + CommaList({near.begin(), near.end()}) + "?)") +
-      " (see `epochcost catalog list" + (clouds.size() == 1 ? " --cloud " + clouds.front() : "") +
-      "`)");
+  return Status::InvalidArgument("--region '" + region + "': no offer of " + of +
+                                 " is in that region" + (as_of.empty() ? "" : " as of " + as_of) +
+                                 DidYouMean(NearNames(region, {regions.begin(), regions.end()})) +
+                                 " (see `epochcost catalog list" +
+                                 (clouds.size() == 1 ? " --cloud " + clouds.front() : "") + "`)");
 }
 
 Result<std::vector<catalog::Offer>> SelectOffers(const catalog::CatalogStore& catalog,

@@ -46,8 +46,8 @@ Result<GpuSpec> SpecOfGpuModel(const std::string& model);
 Result<Machine> MachineOf(const catalog::InstanceType& t);
 
 // What an instance name the catalog lacks may have meant ("c5.larg", "C5.large"): " (did you
-// mean: aws:c5.large?)" with up to five of `provider`'s instance types whose names contain it or
-// are contained in it, ignoring case; empty when none is near.
+// mean: aws:c5.large?)" with up to five of `provider`'s instance types near it (NearNames); empty
+// when none is.
 std::string NearInstances(const catalog::CatalogStore& catalog, const std::string& provider,
                           const std::string& typed);
 
