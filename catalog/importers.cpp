@@ -59,14 +59,6 @@ Result<ImporterFn> FindImporter(std::string_view format) {
                                  "' (known: " + known + ")");
 }
 
-Status CheckUsdPerHour(double usd, const std::string& what) {
-  if (usd <= 0) return Status::InvalidArgument(what + " is not a price: no instance is free");
-  if (usd > kMaxUsdPerHour)
-    return Status::InvalidArgument(what + " is absurd (over $" +
-                                   std::to_string(static_cast<int>(kMaxUsdPerHour)) + "/h)");
-  return Status::Ok();
-}
-
 Result<double> ParseAmount(std::string_view text, const std::string& what) {
   const std::string s(text);
   if (s.empty()) return Status::InvalidArgument(what + " is empty");

@@ -33,11 +33,6 @@ struct ImporterInfo {
 const std::vector<ImporterInfo>& Importers();
 Result<ImporterFn> FindImporter(std::string_view format);
 
-// Whether `usd` is a price an importer may store: more than $0/h (no price file lists a free
-// compute instance, and a free one would rank first for every model) and at most kMaxUsdPerHour.
-// `what` names the field and the value as the file wrote it: "usd_per_hour 0".
-Status CheckUsdPerHour(double usd, const std::string& what);
-
 // Formats, in importers_*.cpp.
 Result<ImportBatch> ImportSkyPilot(std::string_view text, const std::string& origin,
                                    const ImportOptions& options);

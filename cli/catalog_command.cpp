@@ -159,10 +159,10 @@ int History(const CatalogOptions& o) {
         regions.insert(p.region);
         kinds.insert(std::string(catalog::PriceKindName(p.kind)));
       }
-      const std::string filter = (o.region.empty() ? "" : " in region '" + o.region + "'") +
-                                 (kind ? std::string(o.region.empty() ? "" : ",") + " of kind " +
-                                             std::string(catalog::PriceKindName(*kind))
-                                       : "");
+      std::string filter;
+      if (!o.region.empty()) filter += " in region '" + o.region + "',";
+      if (kind) filter += " of kind " + std::string(catalog::PriceKindName(*kind));
+      if (filter.ends_with(',')) filter.pop_back();
       return ReportError(
           Status::NotFound("no prices recorded for '" + o.instance + "'" + filter + " (it has " +
                            std::to_string(all->size()) + " prices, in " +

@@ -30,7 +30,6 @@ namespace epochcost::cli {
 // The functions profile_common.h declares.
 
 Result<std::vector<int>> ParseThreads(const std::string& list) {
-  const int hardware_threads = HardwareThreads();
   std::vector<int> out;
   std::stringstream in(list);
   for (std::string item; std::getline(in, item, ',');) {
@@ -44,7 +43,7 @@ Result<std::vector<int>> ParseThreads(const std::string& list) {
     if (used == 0 || used != item.size() || t <= 0)
       return Status::InvalidArgument("--threads '" + list +
                                      "': expected positive integers separated by commas");
-    if (t > hardware_threads)
+    if (t > HardwareThreads())
       return Status::InvalidArgument("--threads " + std::to_string(t) + ": " +
                                      HardwareThreadsText());
     out.push_back(t);
@@ -53,7 +52,10 @@ Result<std::vector<int>> ParseThreads(const std::string& list) {
   return out;
 }
 
-int HardwareThreads() { return std::max(1, profiler::LocalCpu().logical_cpus); }
+int HardwareThreads() {
+  static const int n = std::max(1, profiler::LocalCpu().logical_cpus);  // reads /proc/cpuinfo
+  return n;
+}
 
 std::string HardwareThreadsText() {
   const int n = HardwareThreads();

@@ -5,6 +5,9 @@
 #define EPOCHCOST_ENGINE_UNITS_H_
 
 #include <compare>
+#include <string>
+
+#include "engine/status.h"
 
 namespace epochcost {
 
@@ -138,6 +141,17 @@ class UsdPerHour : public Quantity<UsdPerHour> {
 // The most one instance is believed to cost per hour, in a price file or a run log; above it a
 // price is "absurd".
 inline constexpr double kMaxUsdPerHour = 2000.0;
+
+// Whether `usd` is a price a price file or a run log may give: more than $0/h (no price file
+// lists a free compute instance, and a free one would rank first for every model) and at most
+// kMaxUsdPerHour. `what` names the field and the value as the file wrote it: "usd_per_hour 0".
+inline Status CheckUsdPerHour(double usd, const std::string& what) {
+  if (usd <= 0) return Status::InvalidArgument(what + " is not a price: no instance is free");
+  if (usd > kMaxUsdPerHour)
+    return Status::InvalidArgument(what + " is absurd (over $" +
+                                   std::to_string(static_cast<int>(kMaxUsdPerHour)) + "/h)");
+  return Status::Ok();
+}
 
 // The only cross-dimension products a cost model needs.
 constexpr Seconds operator/(Flops f, FlopsPerSecond r) {

@@ -56,9 +56,8 @@ Status ParseTimesAndPrice(const std::function<std::string(const char*)>& field,
   if (!field(usd_column).empty()) {
     Result<double> usd = ParsePositive(field(usd_column), usd_column);
     if (!usd.ok()) return usd.status();
-    if (*usd > kMaxUsdPerHour)  // engine/units.h, as a price file's
-      return Status::InvalidArgument(std::string(usd_column) + " " + field(usd_column) +
-                                     " is absurd (over $2000/h)");
+    EPOCHCOST_RETURN_IF_ERROR(CheckUsdPerHour(
+        *usd, std::string(usd_column) + " " + field(usd_column)));  // as a price file's
     run.usd_per_hour = *usd;
   }
   return Status::Ok();
