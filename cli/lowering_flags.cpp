@@ -9,7 +9,7 @@ void AddLoweringFlags(CLI::App* app, LoweringFlags* f) {
                   "fp32 (default), tf32 (GPU tensor cores), bf16, fp16, or amp / amp-bf16 "
                   "(autocast: 16-bit compute, fp32 weights and optimizer)");
   app->add_option("--optimizer", f->optimizer,
-                  "sgd, momentum, rmsprop, adam or adadelta (default: the model's, else sgd)");
+                  "sgd, momentum, rmsprop, adam, adamw or adadelta (default: the model's, else sgd)");
   app->add_option("--rnn", f->rnn,
                   "aten (PyTorch's own layer, at::lstm or at::gru, timed whole through libtorch: "
                   "what profile measures on a CPU, and what a measured CPU predicts with where "

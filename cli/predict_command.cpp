@@ -403,8 +403,9 @@ void RegisterPredictCommand(CLI::App& app, CommandFn* run) {
   p->add_option("MODEL", r.model, "Zoo name or model file")->required();
   p->add_option("--on", r.on,
                 "Target: local-cpu (default), local-gpu, a catalog instance (aws:p2.xlarge, "
-                "gcp:n1-standard-1+K80), gpu:NAME (gpu:P100), cpu:FAMILY:VCPUS, or device:NAME "
-                "(a profiled device, by its model string)");
+                "gcp:n1-standard-1+K80), gpu:NAME (gpu:P100), cpu:FAMILY:VCPUS (cpu:genoa:8: a "
+                "family by a part of its name no other has), or device:NAME (a profiled device, "
+                "by its model string)");
   CLI::Option* gpus =
       p->add_option("--gpus", r.gpus, "GPUs of a gpu:NAME target (data parallel; default 1)");
   p->add_option("--catalog", o->catalog, "Catalog database (for instance targets)");

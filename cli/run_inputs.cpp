@@ -1,6 +1,7 @@
 #include "cli/run_inputs.h"
 
 #include <algorithm>
+#include <array>
 #include <cstdio>
 #include <iostream>
 
@@ -85,6 +86,7 @@ Result<RunLog> ReadRuns(const RunInputs& in) {
     if (!times.ok()) return times.status();
     RunRecord run = k;
     run.origin = file;
+    run.settings_from_options = true;
     run.seconds_per_epoch = times->seconds_per_epoch;
     run.first_epoch_seconds = times->first_epoch_seconds;
     run.source = file + " (median of epochs 2.." + std::to_string(times->epochs) + ")";
@@ -92,6 +94,34 @@ Result<RunLog> ReadRuns(const RunInputs& in) {
   }
   return all;
 }
+
+namespace {
+
+// The predictor words its errors for the command line ("--on cpu:x:8: no CPU family 'x' ..."); a
+// run log's row gives the same settings in its columns (docs/run-logs.md), and its errors name
+// those: "target cpu:x:8: ...", "threads 16: gcp:n1-highcpu-8 has 8 vCPUs".
+Status InColumnTerms(const Status& s) {
+  static constexpr std::array<std::pair<std::string_view, std::string_view>, 5> kColumns = {{
+      {"--on", "target"},
+      {"--threads", "threads"},
+      {"--gpus", "gpus"},
+      {"--batch", "batch"},
+      {"--isa", "isa"},
+  }};
+  std::string m = s.message();
+  for (const auto& [flag, column] : kColumns) {
+    size_t at = m.find(flag);
+    while (at != std::string::npos) {
+      const size_t end = at + flag.size();
+      const bool whole = end == m.size() || m[end] == ' ' || m[end] == ':';
+      if (whole) m.replace(at, flag.size(), column);
+      at = m.find(flag, whole ? at + column.size() : end);
+    }
+  }
+  return Status::Error(s.code(), m);
+}
+
+}  // namespace
 
 Result<PredictedRuns> ReadAndPredict(const RunInputs& inputs, const std::string& profiles,
                                      const std::string& catalog, bool calibrated,
@@ -129,7 +159,8 @@ Result<PredictedRuns> ReadAndPredict(const RunInputs& inputs, const std::string&
     }
     Result<Prediction> p = predictor.Predict(r);
     if (!p.ok()) {
-      Status located = p.status().WithContext(run.origin);
+      const Status why = run.settings_from_options ? p.status() : InColumnTerms(p.status());
+      Status located = why.WithContext(run.origin);
       if (!inputs.skip_bad) return located;
       skipped.push_back(located.message());
       continue;

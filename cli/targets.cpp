@@ -260,28 +260,39 @@ std::string NearOrKnown(const std::string& typed, const std::vector<std::string>
   return near.empty() ? " (known: " + CommaList(names) + ")" : DidYouMean(near);
 }
 
-Status UnknownGpu(const std::string& typed) {
+// The GPU `typed` names in gpu:NAME: the row of data/hardware/gpus.csv of that name, or of a part
+// of it that no other row has (Abbreviated: "a100", "h100"); else an error saying what was meant.
+Result<GpuSpec> GpuNamed(const std::string& typed) {
+  Result<GpuSpec> found = FindGpu(typed);
+  if (found.ok() || found.status().code() != StatusCode::kNotFound) return found;
   // gpu:V100:8, by analogy with cpu:FAMILY:VCPUS.
   const size_t colon = typed.rfind(':');
   if (colon != std::string::npos && FindGpu(typed.substr(0, colon)).ok())
-    return Status::InvalidArgument("--on gpu:" + typed + ": the GPU count is an option: --on gpu:" +
+    return Status::InvalidArgument("--on gpu:" + typed +
+                                   ": the GPU count is a value of its own: --on gpu:" +
                                    typed.substr(0, colon) + " --gpus " + typed.substr(colon + 1));
   Result<std::vector<GpuSpec>> all = Gpus();
   if (!all.ok()) return all.status();
   std::vector<std::string> names;
   for (const GpuSpec& g : *all)
     if (!g.short_name.empty()) names.push_back(g.short_name);
-  return Status::NotFound("--on: no GPU named '" + typed + "' in data/hardware/gpus.csv" +
-                          NearOrKnown(typed, names));
+  if (const std::string name = Abbreviated(typed, names); !name.empty()) return FindGpu(name);
+  return Status::NotFound("--on gpu:" + typed + ": no GPU named '" + typed +
+                          "' in data/hardware/gpus.csv" + NearOrKnown(typed, names));
 }
 
-Status UnknownCpu(const std::string& typed) {
+// The CPU family `typed` names in `target` (cpu:FAMILY:VCPUS), as GpuNamed: "EPYC Genoa (9004)"
+// or "genoa".
+Result<CpuSpec> CpuNamed(const std::string& target, const std::string& typed) {
+  Result<CpuSpec> found = FindCpu(typed);
+  if (found.ok() || found.status().code() != StatusCode::kNotFound) return found;
   Result<std::vector<CpuSpec>> all = Cpus();
   if (!all.ok()) return all.status();
   std::vector<std::string> names;
   for (const CpuSpec& c : *all) names.push_back(c.family);
-  return Status::NotFound("--on: no CPU family '" + typed + "' in data/hardware/cpus.csv" +
-                          NearOrKnown(typed, names));
+  if (const std::string name = Abbreviated(typed, names); !name.empty()) return FindCpu(name);
+  return Status::NotFound("--on " + target + ": no CPU family '" + typed +
+                          "' in data/hardware/cpus.csv" + NearOrKnown(typed, names));
 }
 
 }  // namespace
@@ -309,8 +320,8 @@ Result<Machine> ResolveTarget(const std::string& target, const catalog::CatalogS
   Machine m;
   m.name = target;
   if (head == "gpu") {
-    Result<GpuSpec> g = FindGpu(rest);
-    if (!g.ok()) return g.status().code() == StatusCode::kNotFound ? UnknownGpu(rest) : g.status();
+    Result<GpuSpec> g = GpuNamed(rest);
+    if (!g.ok()) return g.status();
     m.gpu = *g;
     m.gpus = gpus > 0 ? gpus : 1;
     m.vcpus = 8.0 * m.gpus;  // a host of ordinary size; instances give their own
@@ -320,10 +331,8 @@ Result<Machine> ResolveTarget(const std::string& target, const catalog::CatalogS
     const size_t last = rest.rfind(':');
     if (last == std::string::npos)
       return Status::InvalidArgument("--on " + target + ": expected cpu:FAMILY:VCPUS");
-    Result<CpuSpec> c = FindCpu(rest.substr(0, last));
-    if (!c.ok())
-      return c.status().code() == StatusCode::kNotFound ? UnknownCpu(rest.substr(0, last))
-                                                        : c.status();
+    Result<CpuSpec> c = CpuNamed(target, rest.substr(0, last));
+    if (!c.ok()) return c.status();
     char* end = nullptr;
     const std::string n = rest.substr(last + 1);
     const double vcpus = std::strtod(n.c_str(), &end);

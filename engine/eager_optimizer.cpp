@@ -50,6 +50,20 @@ constexpr std::array kAdam = std::to_array<EagerPass>({
     {O::kAddScalar, T::kTemp2, T::kTemp2},
     {O::kAddcdiv, T::kParam, T::kState1, T::kTemp2},
 });
+// adamw.py: param.mul_(1 - lr * weight_decay) (decoupled weight decay, default 0.01), then
+// Adam's update.
+constexpr std::array kAdamw = std::to_array<EagerPass>({
+    EPOCHCOST_GRADIENT_PASSES,
+    {O::kScale, T::kParam, T::kParam},
+    {O::kScale, T::kState1, T::kState1},
+    {O::kAxpy, T::kState1, T::kGrad},
+    {O::kScale, T::kState2, T::kState2},
+    {O::kAddcmul, T::kState2, T::kGrad, T::kGrad},
+    {O::kSqrt, T::kTemp1, T::kState2},
+    {O::kScale, T::kTemp2, T::kTemp1},
+    {O::kAddScalar, T::kTemp2, T::kTemp2},
+    {O::kAddcdiv, T::kParam, T::kState1, T::kTemp2},
+});
 // adadelta.py: square_avg.mul_(rho).addcmul_(grad, grad, value=1 - rho);
 // std = square_avg.add(eps).sqrt_(); delta = acc_delta.add(eps).sqrt_().div_(std).mul_(grad);
 // acc_delta.mul_(rho).addcmul_(delta, delta, value=1 - rho); param.add_(delta, alpha=-lr).
@@ -98,12 +112,14 @@ std::span<const EagerPass> EagerOptimizerPasses(std::string_view alg) {
   if (alg == "momentum") return kMomentum;
   if (alg == "rmsprop") return kRmsprop;
   if (alg == "adam") return kAdam;
+  if (alg == "adamw") return kAdamw;
   if (alg == "adadelta") return kAdadelta;
   return {};
 }
 
 int EagerOptimizerCalls(std::string_view alg) {
-  const int counter = alg == "adam" ? 2 : 0;  // adam.py: step_t += 1; step = step_t.item()
+  // adam.py and adamw.py: step_t += 1; step = step_t.item()
+  const int counter = alg == "adam" || alg == "adamw" ? 2 : 0;
   const std::span<const EagerPass> passes = EagerOptimizerPasses(alg);
   return passes.empty() ? 0 : static_cast<int>(passes.size()) + counter;
 }

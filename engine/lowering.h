@@ -15,10 +15,10 @@
 
 namespace epochcost {
 
-enum class Optimizer { kSgd, kMomentum, kRmsprop, kAdam, kAdadelta };
+enum class Optimizer { kSgd, kMomentum, kRmsprop, kAdam, kAdamw, kAdadelta };
 
 std::string_view OptimizerName(Optimizer o);
-// sgd, momentum, rmsprop, adam, adadelta.
+// sgd, momentum, rmsprop, adam, adamw, adadelta.
 Result<Optimizer> ParseOptimizer(std::string_view name);
 
 // How recurrent layers run. Frameworks' CPU training (PyTorch 1.x, Keras LSTM implementation 2)

@@ -10,11 +10,12 @@
 namespace epochcost {
 namespace {
 
-constexpr std::array<std::pair<Optimizer, std::string_view>, 5> kOptimizers = {{
+constexpr std::array<std::pair<Optimizer, std::string_view>, 6> kOptimizers = {{
     {Optimizer::kSgd, "sgd"},
     {Optimizer::kMomentum, "momentum"},
     {Optimizer::kRmsprop, "rmsprop"},
     {Optimizer::kAdam, "adam"},
+    {Optimizer::kAdamw, "adamw"},
     {Optimizer::kAdadelta, "adadelta"},
 }};
 
@@ -61,7 +62,7 @@ Result<Optimizer> ParseOptimizer(std::string_view name) {
   for (const auto& [opt, n] : kOptimizers)
     if (n == name) return opt;
   return Status::InvalidArgument("unknown optimizer '" + std::string(name) +
-                                 "' (expected sgd, momentum, rmsprop, adam or adadelta)");
+                                 "' (expected sgd, momentum, rmsprop, adam, adamw or adadelta)");
 }
 
 bool AlwaysAten(OpKind kind, DType dtype) {

@@ -16,6 +16,7 @@ int OptimizerStateArrays(Optimizer o) {
     case Optimizer::kRmsprop:
       return 1;
     case Optimizer::kAdam:
+    case Optimizer::kAdamw:
     case Optimizer::kAdadelta:
       return 2;
   }

@@ -20,8 +20,8 @@ struct TrainingMemory {
   Bytes total() const { return weights + gradients + optimizer_state + activations + workspace; }
 };
 
-// Arrays of optimizer state per parameter: 0 for SGD, 1 for momentum and RMSprop, 2 for Adam and
-// Adadelta.
+// Arrays of optimizer state per parameter: 0 for SGD, 1 for momentum and RMSprop, 2 for Adam,
+// AdamW and Adadelta.
 int OptimizerStateArrays(Optimizer o);
 
 // `lowered`, when given, is Lower(model, options) already computed (LoweringCache has it).

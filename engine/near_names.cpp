@@ -29,6 +29,18 @@ std::vector<std::string> NearNames(std::string_view typed, const std::vector<std
   return near;
 }
 
+std::string Abbreviated(std::string_view typed, const std::vector<std::string>& names) {
+  const std::string want = Folded(typed);
+  if (want.empty()) return "";
+  std::vector<std::string> containing;
+  for (const std::string& name : names) {
+    const std::string folded = Folded(name);
+    if (folded == want) return name;
+    if (folded.find(want) != std::string::npos) containing.push_back(name);
+  }
+  return want.size() >= 3 && containing.size() == 1 ? containing.front() : "";
+}
+
 std::string DidYouMean(const std::vector<std::string>& near) {
   std::string out;
   for (const std::string& n : near) out += (out.empty() ? "" : ", ") + n;

@@ -15,6 +15,11 @@ namespace epochcost {
 std::vector<std::string> NearNames(std::string_view typed, const std::vector<std::string>& names,
                                    size_t limit = 5);
 
+// The one of `names` that `typed` abbreviates: the one equal to it folded, else the only one that,
+// folded, contains it folded (three characters at least: "genoa" for "EPYC Genoa (9004)", "v100"
+// for V100 beside V100-32GB); "" where none or several do.
+std::string Abbreviated(std::string_view typed, const std::vector<std::string>& names);
+
 // " (did you mean: a, b?)", or "" for no names.
 std::string DidYouMean(const std::vector<std::string>& near);
 

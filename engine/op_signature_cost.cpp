@@ -27,7 +27,7 @@ double RnnMacs(const OpSignature& s) {
 double OptimizerArrays(const std::string& alg) {
   if (alg == "sgd") return 3;
   if (alg == "momentum" || alg == "rmsprop") return 5;
-  return 7;  // adam, adadelta: two state arrays
+  return 7;  // adam, adamw, adadelta: two state arrays
 }
 
 // Bytes of a cast's source value, from its alg (from_fp32, from_fp16, from_bf16).
@@ -41,6 +41,7 @@ double OptimizerFlops(const std::string& alg) {
   if (alg == "momentum") return 4;
   if (alg == "rmsprop") return 6;
   if (alg == "adam") return 10;
+  if (alg == "adamw") return 11;  // and the decay's multiply
   return 12;  // adadelta
 }
 

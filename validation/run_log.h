@@ -20,6 +20,8 @@ namespace epochcost::validation {
 
 struct RunRecord {
   std::string origin;  // "FILE:LINE", for messages
+  // A Keras log's run: its settings came from the command line's options, not from columns.
+  bool settings_from_options = false;
   std::string model;   // zoo name or model file
   std::string target;  // what `predict --on` takes: local-cpu, gcp:n1-highcpu-8, gpu:K80, ...
   std::string kind = "on-demand";  // on-demand, preemptible, spot

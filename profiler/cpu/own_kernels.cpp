@@ -139,12 +139,14 @@ std::function<void()> Optimizer(const OpSignature& s) {
       a = rho * a + (1 - rho) * g * g;
       w -= lr * g / (std::sqrt(a) + eps);
     });
-  if (alg == "adam")
-    return EachElement<T, 2>(n, [](float& w, float g, float& a, float& b) {
+  if (alg == "adam" || alg == "adamw") {
+    const float decay = alg == "adamw" ? 1 - lr * 0.01f : 1;  // AdamW's decoupled weight decay
+    return EachElement<T, 2>(n, [decay](float& w, float g, float& a, float& b) {
       a = rho * a + (1 - rho) * g;
       b = beta2 * b + (1 - beta2) * g * g;
-      w -= lr * a / (std::sqrt(b) + eps);
+      w = decay * w - lr * a / (std::sqrt(b) + eps);
     });
+  }
   return EachElement<T, 2>(n, [](float& w, float g, float& a, float& b) {  // adadelta
     a = 0.95f * a + 0.05f * g * g;
     const float step = std::sqrt(b + eps) / std::sqrt(a + eps) * g;

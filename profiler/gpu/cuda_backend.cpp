@@ -687,6 +687,7 @@ Prepared Builder::Own() {
           {"momentum", gpu::OptimizerKind::kMomentum},
           {"rmsprop", gpu::OptimizerKind::kRmsprop},
           {"adam", gpu::OptimizerKind::kAdam},
+          {"adamw", gpu::OptimizerKind::kAdamw},
           {"adadelta", gpu::OptimizerKind::kAdadelta}};
       const gpu::OptimizerKind kind = Lookup(kOptimizers, s_.alg, s_);
       const int64_t n = D("n");

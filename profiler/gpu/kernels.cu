@@ -382,7 +382,9 @@ __global__ void OptimizerKernel(OptimizerKind kind, T* w, const T* g, T* s1, T* 
         wi -= lr * gi / (sqrtf(v) + eps);
         break;
       }
-      case OptimizerKind::kAdam: {
+      case OptimizerKind::kAdam:
+      case OptimizerKind::kAdamw: {
+        if (kind == OptimizerKind::kAdamw) wi *= 1.f - lr * 0.01f;  // decoupled weight decay
         const float m = rho * Load(s1, i) + (1.f - rho) * gi;
         const float v = beta2 * Load(s2, i) + (1.f - beta2) * gi * gi;
         Store(s1, i, m);

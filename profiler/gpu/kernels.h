@@ -31,7 +31,7 @@ enum class Act {
 };
 enum class BinaryOp { kAdd, kSub, kMul, kDiv };
 enum class LossKind { kSoftmaxCrossEntropy, kBinaryCrossEntropy, kMeanSquaredError };
-enum class OptimizerKind { kSgd, kMomentum, kRmsprop, kAdam, kAdadelta };
+enum class OptimizerKind { kSgd, kMomentum, kRmsprop, kAdam, kAdamw, kAdadelta };
 
 // Values uniform in [-scale, scale), from a hash of the index and seed.
 cudaError_t Fill(void* p, int64_t n, Elem t, uint32_t seed, float scale, cudaStream_t stream);

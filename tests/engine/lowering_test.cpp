@@ -178,14 +178,15 @@ TEST(LoweringTest, PyTorchRunsSmallElementwiseCallsSerially) {
   for (const StepOp& op : other->ops) EXPECT_FALSE(op.serial) << op.signature.ToString();
 }
 
-// torch.optim's for-loop update makes one framework call per pass, and Adam two more on its
-// step counter (PyTorch 1.13, counted at the dispatcher by tools/reference/optimizer_calls.py:
-// zero_grad's zero_, AccumulateGrad's add_, and step()'s 1, 3, 5, 10 and 11 calls).
+// torch.optim's for-loop update makes one framework call per pass, and Adam and AdamW two more on
+// their step counter (PyTorch 1.13, counted at the dispatcher by tools/reference/optimizer_calls.py:
+// zero_grad's zero_, AccumulateGrad's add_, and step()'s 1, 3, 5, 10, 11 and 11 calls).
 TEST(LoweringTest, AnEagerUpdateMakesOneCallPerPass) {
   EXPECT_EQ(EagerOptimizerCalls("sgd"), 3);
   EXPECT_EQ(EagerOptimizerCalls("momentum"), 5);
   EXPECT_EQ(EagerOptimizerCalls("rmsprop"), 7);
   EXPECT_EQ(EagerOptimizerCalls("adam"), 12);
+  EXPECT_EQ(EagerOptimizerCalls("adamw"), 13);
   EXPECT_EQ(EagerOptimizerCalls("adadelta"), 13);
   EXPECT_EQ(EagerOptimizerCalls("lamb"), 0);
   EXPECT_EQ(FrameworkCalls(*OpSignature::Parse("optimizer dt=f32 alg=rmsprop aten=1 n=512")), 7);
@@ -325,7 +326,7 @@ TEST(LoweringTest, BadOptions) {
   EXPECT_EQ(ParseRnnLowering("looped").status().message(),
             "unknown RNN lowering 'looped' (expected unrolled, fused or aten)");
   EXPECT_EQ(ParseOptimizer("lamb").status().message(),
-            "unknown optimizer 'lamb' (expected sgd, momentum, rmsprop, adam or adadelta)");
+            "unknown optimizer 'lamb' (expected sgd, momentum, rmsprop, adam, adamw or adadelta)");
 }
 
 // PyTorch on a GPU runs 16-bit batch norm in its own kernels (the weights are 16-bit too, and
@@ -564,6 +565,10 @@ TEST(OpSignatureCostTest, AtenKernelsCountEveryPass) {
   // values read or written: zero_ 1, add_ 3, mul_ 2, add_ 3, mul_ 2, addcmul_(g, g) 3, sqrt 2,
   // div 2, add_ 2, addcdiv_ 4 = 24.
   EXPECT_DOUBLE_EQ(B("optimizer dt=f32 alg=adam aten=1 n=1000"), 24 * 4000);
+  // AdamW: Adam's and its weight decay's param.mul_ 2 = 26; fused, Adam's seven arrays.
+  EXPECT_DOUBLE_EQ(B("optimizer dt=f32 alg=adamw aten=1 n=1000"), 26 * 4000);
+  EXPECT_DOUBLE_EQ(B("optimizer dt=f32 alg=adamw n=1000"), 7 * 4000);
+  EXPECT_DOUBLE_EQ(F("optimizer dt=f32 alg=adamw n=1000"), 11 * 1000);
   // RMSprop: 1 + 3, mul_ 2, addcmul_ 3, sqrt 2, add_ 2, addcdiv_ 4 = 17; SGD: 1 + 3 + add_ 3.
   EXPECT_DOUBLE_EQ(B("optimizer dt=f32 alg=rmsprop aten=1 n=1000"), 17 * 4000);
   EXPECT_DOUBLE_EQ(B("optimizer dt=f32 alg=sgd aten=1 n=1000"), 7 * 4000);

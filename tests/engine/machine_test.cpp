@@ -310,6 +310,9 @@ TEST(MemoryTest, OptimizerStateAndLargestBatch) {
   ASSERT_TRUE(m.ok());
   EXPECT_DOUBLE_EQ(m->weights.value(), 669706.0 * 4);
   EXPECT_DOUBLE_EQ(m->optimizer_state.value(), 2 * 669706.0 * 4);
+  o.optimizer = Optimizer::kAdamw;  // Adam's two moments; the decay keeps no state
+  EXPECT_DOUBLE_EQ(MemoryForTraining(*model, o)->optimizer_state.value(), 2 * 669706.0 * 4);
+  o.optimizer = Optimizer::kAdam;
   Result<int64_t> largest = LargestBatch(*model, o, m->total());
   ASSERT_TRUE(largest.ok());
   EXPECT_NEAR(static_cast<double>(*largest), 128, 1);

@@ -24,6 +24,21 @@ TEST(NearNamesTest, ContainedEitherWayInTheOrderGivenUpToTheLimit) {
   EXPECT_TRUE(NearNames("-", {"-", "a"}).empty());  // nothing left to compare once folded
 }
 
+// A hardware table's row may be named by a part of its name that no other row has.
+TEST(NearNamesTest, AbbreviatedNamesOneRowOnly) {
+  const Names cpus = {"EPYC Milan (7003)", "EPYC Genoa (9004)", "Graviton3", "Graviton4"};
+  EXPECT_EQ(Abbreviated("genoa", cpus), "EPYC Genoa (9004)");
+  EXPECT_EQ(Abbreviated("GRAVITON3", cpus), "Graviton3");  // equal folded
+  EXPECT_EQ(Abbreviated("epyc", cpus), "");                // two rows
+  EXPECT_EQ(Abbreviated("graviton3e", cpus), "");  // a name it contains is not what it names
+  EXPECT_EQ(Abbreviated("ge", cpus), "");          // in one row only, but under three characters
+  const Names gpus = {"K80", "V100", "V100-32GB", "L4"};
+  EXPECT_EQ(Abbreviated("v100", gpus), "V100");  // equal folded, though V100-32GB contains it
+  EXPECT_EQ(Abbreviated("l4", gpus), "L4");
+  EXPECT_EQ(Abbreviated("32gb", gpus), "V100-32GB");
+  EXPECT_EQ(Abbreviated("", gpus), "");
+}
+
 TEST(NearNamesTest, DidYouMean) {
   EXPECT_EQ(DidYouMean({"a", "b"}), " (did you mean: a, b?)");
   EXPECT_EQ(DidYouMean({}), "");

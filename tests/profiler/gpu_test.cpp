@@ -131,6 +131,7 @@ TEST_F(GpuTest, EveryOpKindRunsInEveryPrecision) {
       "loss alg=softmax_cross_entropy c=10 rows=128",
       "loss alg=binary_crossentropy c=1 rows=128",
       "optimizer alg=adam n=100000",
+      "optimizer alg=adamw n=100000",
       "optimizer alg=adadelta n=100000",
   };
   for (const char* dt : {"f32", "tf32", "bf16", "f16"})

@@ -159,7 +159,7 @@ TEST(CpuBackendTest, RunsPyTorchsOwnKernels) {
   std::unique_ptr<Backend> cpu = MakeCpuBackend();
   const MeasureOptions quick{
       .threads = 2, .warmup = 1, .min_repeats = 1, .min_time = Seconds::FromSeconds(0)};
-  for (const char* optimizer : {"sgd", "momentum", "rmsprop", "adam", "adadelta"}) {
+  for (const char* optimizer : {"sgd", "momentum", "rmsprop", "adam", "adamw", "adadelta"}) {
     Result<Measurement> t = cpu->Measure(
         *OpSignature::Parse(std::string("optimizer dt=f32 alg=") + optimizer + " aten=1 n=100"),
         quick);
@@ -224,7 +224,8 @@ TEST(CpuBackendTest, RunsItsOwnAndATenKernelsInBf16) {
         "dropout_bwd dt=bf16 n=100", "loss dt=bf16 alg=categorical_crossentropy c=10 rows=4",
         "reduce dt=bf16 alg=mean n=64 out=8", "optimizer dt=bf16 alg=sgd n=100",
         "optimizer dt=bf16 alg=momentum n=100", "optimizer dt=bf16 alg=rmsprop n=100",
-        "optimizer dt=bf16 alg=adam n=100", "optimizer dt=bf16 alg=adadelta n=100",
+        "optimizer dt=bf16 alg=adam n=100", "optimizer dt=bf16 alg=adamw n=100",
+        "optimizer dt=bf16 alg=adadelta n=100",
         "optimizer dt=bf16 alg=adam aten=1 n=100", "dropout_fwd dt=bf16 aten=1 n=100",
         "dropout_bwd dt=bf16 aten=1 n=100",
         "pool_fwd dt=bf16 alg=max aten=1 c=3 ih=5 iw=5 kh=3 kw=3 mb=2 oh=3 ow=3 ph=1 pw=1 sh=2 "
@@ -303,7 +304,7 @@ TEST(TorchKernelTest, TimesEmbeddingsAndUpdatesWithATenWhereBuilt) {
   EXPECT_FALSE(TorchKernel(*OpSignature::Parse("eltwise_fwd dt=f32 alg=relu n=100")).ok());
   std::vector<std::string> lines = {"embedding_fwd dt=f32 dim=8 rows=64 vocab=100",
                                     "embedding_bwd dt=bf16 dim=8 rows=64 vocab=100"};
-  for (const char* alg : {"sgd", "momentum", "rmsprop", "adam", "adadelta"})
+  for (const char* alg : {"sgd", "momentum", "rmsprop", "adam", "adamw", "adadelta"})
     for (const char* dt : {"f32", "bf16"})
       lines.push_back(std::string("optimizer dt=") + dt + " alg=" + alg + " aten=1 n=1000");
   for (int threads : {1, 2}) {

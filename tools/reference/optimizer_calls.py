@@ -17,6 +17,7 @@ OPTIMIZERS = {
     "momentum": lambda p: torch.optim.SGD(p, lr=0.01, momentum=0.9),
     "rmsprop": lambda p: torch.optim.RMSprop(p, lr=0.001),
     "adam": lambda p: torch.optim.Adam(p, lr=0.001),
+    "adamw": lambda p: torch.optim.AdamW(p, lr=0.001),
     "adadelta": lambda p: torch.optim.Adadelta(p, lr=1.0),
 }
 

@@ -18,6 +18,7 @@ import torch
 
 OPTIMIZERS = {
     "adam": lambda ps: torch.optim.Adam(ps, lr=1e-3),
+    "adamw": lambda ps: torch.optim.AdamW(ps, lr=1e-3),
     "rmsprop": lambda ps: torch.optim.RMSprop(ps, lr=1e-3),
     "adadelta": lambda ps: torch.optim.Adadelta(ps, lr=1.0),
     "sgd": lambda ps: torch.optim.SGD(ps, lr=0.01),

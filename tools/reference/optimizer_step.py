@@ -1,60 +1,58 @@
 #!/usr/bin/python3
-"""Times torch.optim.RMSprop's step for mnist_mlp's parameters on this CPU (1 thread): inside
-training steps, called alone, and for six 10-element parameters (the per-tensor Python cost).
-Check figures for docs/accuracy.md ("torch.optim's Python loop"); never an input to a prediction.
+"""Times torch.optim's update of one parameter tensor on this CPU as a training step makes it:
+zero_grad (in place), the backward pass's accumulation of the gradient (add_), and step(), the
+median of 300 after 30 warm-up, for each optimizer named, one after another in one process. It
+is what `epochcost profile op "optimizer dt=f32 alg=ALG aten=1 n=N"` times, less the per-call
+cost that `predict` adds (docs/accuracy.md, "AdamW"). Run it with the allocator keeping its
+memory (tools/reference/allocator_keeps.sh): with glibc's defaults the step's temporaries
+(`sqrt`, `div`) are faulted in again each step or not, depending on what ran before. A check,
+never an input to a prediction.
 
-    /usr/bin/python3 tools/reference/optimizer_step.py
+    source tools/reference/allocator_keeps.sh
+    /usr/bin/python3 tools/reference/optimizer_step.py adam,adamw --threads 1 --n 1000000
 """
-import os
+import argparse
+import statistics
+import time
 
-for var in ("OMP_NUM_THREADS", "OPENBLAS_NUM_THREADS"):
-    os.environ[var] = "1"
+import pin_threads  # noqa: F401  (every thread pool pinned to --threads)
+import torch
 
-import time  # noqa: E402
+OPTIMIZERS = {
+    "sgd": lambda ps: torch.optim.SGD(ps, lr=0.01),
+    "momentum": lambda ps: torch.optim.SGD(ps, lr=0.01, momentum=0.9),
+    "rmsprop": lambda ps: torch.optim.RMSprop(ps, lr=1e-3),
+    "adam": lambda ps: torch.optim.Adam(ps, lr=1e-3),
+    "adamw": lambda ps: torch.optim.AdamW(ps, lr=1e-3),
+    "adadelta": lambda ps: torch.optim.Adadelta(ps, lr=1.0),
+}
 
-import torch  # noqa: E402
-from torch import nn  # noqa: E402
 
-
-def median_ms(times):
-    times = sorted(times)
-    return times[len(times) // 2] * 1e3
+def update_ms(name, n):
+    w = torch.nn.Parameter(torch.randn(n))
+    opt = OPTIMIZERS[name]([w])
+    g = torch.randn(n)
+    w.grad = torch.zeros(n)
+    times = []
+    for _ in range(330):
+        start = time.perf_counter()
+        opt.zero_grad(set_to_none=False)
+        w.grad.add_(g)
+        opt.step()
+        times.append(time.perf_counter() - start)
+    return statistics.median(times[30:]) * 1e3
 
 
 def main():
-    torch.set_num_threads(1)
-    net = nn.Sequential(nn.Linear(784, 512), nn.ReLU(), nn.Dropout(0.2), nn.Linear(512, 512),
-                        nn.ReLU(), nn.Dropout(0.2), nn.Linear(512, 10))
-    opt = torch.optim.RMSprop(net.parameters(), lr=0.001)
-    x, y = torch.rand(128, 784), torch.randint(0, 10, (128,))
-    forward_backward, in_step, alone = [], [], []
-    for i in range(60):
-        a = time.perf_counter()
-        opt.zero_grad()
-        nn.functional.cross_entropy(net(x), y).backward()
-        b = time.perf_counter()
-        opt.step()
-        c = time.perf_counter()
-        if i >= 10:
-            forward_backward.append(b - a)
-            in_step.append(c - b)
-    for _ in range(50):
-        a = time.perf_counter()
-        opt.step()
-        alone.append(time.perf_counter() - a)
-    tiny = [nn.Parameter(torch.rand(10)) for _ in range(6)]
-    for p in tiny:
-        p.grad = torch.rand(10)
-    tiny_opt = torch.optim.RMSprop(tiny)
-    small = []
-    for i in range(600):
-        a = time.perf_counter()
-        tiny_opt.step()
-        if i >= 100:
-            small.append(time.perf_counter() - a)
-    print("forward+backward %.3f ms; RMSprop.step in the step %.3f ms, alone %.3f ms, "
-          "six 10-value parameters %.3f ms" % (median_ms(forward_backward), median_ms(in_step),
-                                               median_ms(alone), median_ms(small)))
+    ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    ap.add_argument("optimizers", help="comma-separated: " + ", ".join(OPTIMIZERS))
+    ap.add_argument("--threads", type=int, default=1)
+    ap.add_argument("--n", type=int, default=1_000_000, help="values in the tensor")
+    a = ap.parse_args()
+    torch.set_num_threads(a.threads)
+    print("torch %s, %d thread(s), n=%d" % (torch.__version__, a.threads, a.n))
+    for name in a.optimizers.split(","):
+        print("%-9s median %.3f ms" % (name, update_ms(name, a.n)))
 
 
 if __name__ == "__main__":

@@ -392,7 +392,7 @@ def main():
     ap.add_argument("--kernel-shapes", action="store_true",
                     help="list the --kernels by input shapes too (record_shapes)")
     ap.add_argument("--optimizer", default="",
-                    help="sgd, momentum, rmsprop, adam or adadelta (default: the model's)")
+                    help="sgd, momentum, rmsprop, adam, adamw or adadelta (default: the model's)")
     ap.add_argument("--channels-last", action="store_true",
                     help="4-D tensors in channels-last (NHWC) memory format, as NVIDIA's "
                          "ResNet50 recipe trains; not what epochcost's profiler measures")
@@ -471,6 +471,7 @@ def main():
            "momentum": lambda p: torch.optim.SGD(p, lr=lr(0.01), momentum=0.9),
            "rmsprop": lambda p: torch.optim.RMSprop(p, lr=lr(0.001)),
            "adam": lambda p: torch.optim.Adam(p, lr=lr(0.001)),
+           "adamw": lambda p: torch.optim.AdamW(p, lr=lr(0.001)),
            "adadelta": lambda p: torch.optim.Adadelta(p, lr=lr(1.0))}[opt_name](net.parameters())
     a.lr = opt.param_groups[0]["lr"]
     targets = {}
