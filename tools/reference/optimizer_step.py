@@ -3,8 +3,9 @@
 zero_grad (in place), the backward pass's accumulation of the gradient (add_), and step(), the
 median of 300 after 30 warm-up, for each optimizer named, one after another in one process. It
 is what `epochcost profile op "optimizer dt=f32 alg=ALG aten=1 n=N"` times, less the per-call
-cost that `predict` adds (docs/accuracy.md, "AdamW"). Run it with the allocator keeping its
-memory (tools/reference/allocator_keeps.sh): with glibc's defaults the step's temporaries
+cost that `predict` adds (docs/accuracy.md, "The eighth Zen 4 VM thirteen hours after its
+profile; AdamW"). Run it with the allocator keeping its memory
+(tools/reference/allocator_keeps.sh): with glibc's defaults the step's temporaries
 (`sqrt`, `div`) are faulted in again each step or not, depending on what ran before. A check,
 never an input to a prediction.
 
