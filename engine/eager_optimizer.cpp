@@ -50,20 +50,15 @@ constexpr std::array kAdam = std::to_array<EagerPass>({
     {O::kAddScalar, T::kTemp2, T::kTemp2},
     {O::kAddcdiv, T::kParam, T::kState1, T::kTemp2},
 });
-// adamw.py: param.mul_(1 - lr * weight_decay) (decoupled weight decay, default 0.01), then
-// Adam's update.
-constexpr std::array kAdamw = std::to_array<EagerPass>({
-    EPOCHCOST_GRADIENT_PASSES,
-    {O::kScale, T::kParam, T::kParam},
-    {O::kScale, T::kState1, T::kState1},
-    {O::kAxpy, T::kState1, T::kGrad},
-    {O::kScale, T::kState2, T::kState2},
-    {O::kAddcmul, T::kState2, T::kGrad, T::kGrad},
-    {O::kSqrt, T::kTemp1, T::kState2},
-    {O::kScale, T::kTemp2, T::kTemp1},
-    {O::kAddScalar, T::kTemp2, T::kTemp2},
-    {O::kAddcdiv, T::kParam, T::kState1, T::kTemp2},
-});
+// adamw.py: Adam's passes with param.mul_(1 - lr * weight_decay) (the decoupled weight decay,
+// default 0.01) between the gradient's and Adam's own.
+constexpr auto kAdamw = [] {
+  std::array<EagerPass, kAdam.size() + 1> out{};
+  constexpr size_t kDecay = 2;
+  for (size_t i = 0, j = 0; i < out.size(); ++i)
+    out[i] = i == kDecay ? EagerPass{O::kScale, T::kParam, T::kParam} : kAdam[j++];
+  return out;
+}();
 // adadelta.py: square_avg.mul_(rho).addcmul_(grad, grad, value=1 - rho);
 // std = square_avg.add(eps).sqrt_(); delta = acc_delta.add(eps).sqrt_().div_(std).mul_(grad);
 // acc_delta.mul_(rho).addcmul_(delta, delta, value=1 - rho); param.add_(delta, alpha=-lr).
