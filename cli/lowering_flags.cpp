@@ -4,12 +4,14 @@
 
 namespace epochcost::cli {
 
-void AddLoweringFlags(CLI::App* app, LoweringFlags* f) {
+void AddLoweringFlags(CLI::App* app, LoweringFlags* f, bool training) {
   app->add_option("--precision", f->precision,
                   "fp32 (default), tf32 (GPU tensor cores), bf16, fp16, or amp / amp-bf16 "
                   "(autocast: 16-bit compute, fp32 weights and optimizer)");
-  app->add_option("--optimizer", f->optimizer,
-                  "sgd, momentum, rmsprop, adam, adamw or adadelta (default: the model's, else sgd)");
+  if (training)
+    app->add_option("--optimizer", f->optimizer,
+                    "sgd, momentum, rmsprop, adam, adamw or adadelta (default: the model's, else "
+                    "sgd)");
   app->add_option("--rnn", f->rnn,
                   "aten (PyTorch's own layer, at::lstm or at::gru, timed whole through libtorch: "
                   "what profile measures on a CPU, and what a measured CPU predicts with where "

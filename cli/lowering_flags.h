@@ -25,7 +25,9 @@ struct LoweringFlags {
 // convolution; on an NVIDIA GPU it calls cuDNN's fused RNN and keeps NCHW.
 enum class LoweringTarget { kCpu, kGpu };
 
-void AddLoweringFlags(CLI::App* app, LoweringFlags* flags);
+// --precision, --optimizer (training only: `serve` predicts inference), --rnn, --channels-last,
+// --no-reorders and --no-aten.
+void AddLoweringFlags(CLI::App* app, LoweringFlags* flags, bool training = true);
 
 // --isa of predict, recommend and serve: the x86 vector set a framework's CPU kernels were built
 // for (engine/device_specs.h VectorIsa), for the CPUs epochcost scales to. `isa` keeps the name.

@@ -228,7 +228,7 @@ void RegisterServeCommand(CLI::App& app, CommandFn* run) {
   s->add_flag("--json", o->json, "Print JSON");
   s->add_flag("--csv", o->csv, "Print CSV");
   s->add_option("--plot", o->plot, "Write monthly cost against p95 latency (SVG)");
-  AddLoweringFlags(s, &o->lowering);
+  AddLoweringFlags(s, &o->lowering, /*training=*/false);
   AddMarketOptions(s, &o->market, "on-demand (default), preemptible, spot (comma-separated)");
   s->footer("Example:\n  epochcost serve mobilenet_v2 --qps 200 --p95-ms 100 --cloud azure");
   s->callback([run, o] { *run = [o] { return Serve(*o); }; });
