@@ -39,7 +39,8 @@ nlohmann::ordered_json Figures(const LayerReport& r) {
 
 }  // namespace
 
-std::string ModelTable(const Model& model, const ModelReport& report) {
+std::string ModelTable(const Model& model, const ModelReport& report,
+                       const TrainingMemoryView& training) {
   const bool chain = IsChain(model);
   std::vector<std::vector<std::string>> rows;
   std::vector<std::string> header = {"Layer (kind)", "Output shape", "Params",
@@ -72,10 +73,18 @@ std::string ModelTable(const Model& model, const ModelReport& report) {
          "); a multiply-add counts as 2 FLOPs\n";
   out += "Memory: weights " + BinaryBytes(t.weight_bytes.bytes()) +
          ", activations kept for backward " + BinaryBytes(t.saved_bytes.bytes()) + "\n";
+  const TrainingMemory& m = training.memory;
+  out += "Training memory (" + training.optimizer + "): " + BinaryBytes(m.total().bytes()) +
+         " = weights " + BinaryBytes(m.weights.bytes()) + " + gradients " +
+         BinaryBytes(m.gradients.bytes()) + " + optimizer state " +
+         BinaryBytes(m.optimizer_state.bytes()) + " + activations " +
+         BinaryBytes(m.activations.bytes()) +
+         ", before the workspace of the step's largest op (`predict` adds it on a machine)\n";
   return out;
 }
 
-std::string ModelJson(const Model& model, const ModelReport& report) {
+std::string ModelJson(const Model& model, const ModelReport& report,
+                      const TrainingMemoryView& training) {
   nlohmann::ordered_json j;
   j["model"] = report.model;
   j["source"] = model.info().source;
@@ -96,6 +105,13 @@ std::string ModelJson(const Model& model, const ModelReport& report) {
     j["layers"].push_back(std::move(l));
   }
   j["total"] = Figures(report.total);
+  const TrainingMemory& m = training.memory;
+  j["training_memory"] = {{"optimizer", training.optimizer},
+                          {"weights_bytes", m.weights.bytes()},
+                          {"gradients_bytes", m.gradients.bytes()},
+                          {"optimizer_state_bytes", m.optimizer_state.bytes()},
+                          {"activations_bytes", m.activations.bytes()},
+                          {"total_bytes", m.total().bytes()}};
   return j.dump(2) + "\n";
 }
 

@@ -6,11 +6,20 @@
 #include <string>
 
 #include "engine/analysis.h"
+#include "engine/memory.h"
 
 namespace epochcost::cli {
 
-std::string ModelTable(const Model& model, const ModelReport& report);
-std::string ModelJson(const Model& model, const ModelReport& report);
+// What training keeps in memory at the report's batch (StoredForTraining), with the optimizer.
+struct TrainingMemoryView {
+  std::string optimizer;
+  TrainingMemory memory;
+};
+
+std::string ModelTable(const Model& model, const ModelReport& report,
+                       const TrainingMemoryView& training);
+std::string ModelJson(const Model& model, const ModelReport& report,
+                      const TrainingMemoryView& training);
 
 }  // namespace epochcost::cli
 

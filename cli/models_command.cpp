@@ -7,6 +7,7 @@
 #include "cli/model_views.h"
 #include "engine/analysis.h"
 #include "engine/lowering.h"
+#include "engine/memory.h"
 #include "engine/model_source.h"
 #include "engine/zoo.h"
 
@@ -20,7 +21,7 @@ struct ShowOptions {
   std::vector<std::string> params;
   bool json = false;
   bool forward_only = false;
-  LoweringFlags lowering;  // ops
+  LoweringFlags lowering;  // ops; show's --optimizer
 };
 
 Result<ModelParameters> ParseParams(const std::vector<std::string>& items) {
@@ -76,7 +77,14 @@ int Show(const ShowOptions& o) {
   Result<ModelReport> report =
       Analyze(*model, {.batch = o.batch, .precision = *precision, .fp32_weights = amp});
   if (!report.ok()) return ReportError(report.status());
-  std::cout << (o.json ? ModelJson(*model, *report) : ModelTable(*model, *report));
+  LoweringFlags flags = o.lowering;  // --optimizer
+  flags.precision = o.precision;
+  TrainingMemoryView training;
+  Result<LoweringOptions> lowering = ResolveLowering(flags, *model, o.batch, &training.optimizer);
+  if (!lowering.ok()) return ReportError(lowering.status());
+  training.memory = StoredForTraining(*report, *lowering);
+  std::cout << (o.json ? ModelJson(*model, *report, training)
+                       : ModelTable(*model, *report, training));
   return kExitOk;
 }
 
@@ -131,6 +139,9 @@ void RegisterModelsCommand(CLI::App& app, CommandFn* run) {
                    "fp32 (default), bf16, fp16, or amp / amp-bf16 (16-bit activations, fp32 "
                    "weights)");
   show->add_option("--param", o->params, "Set a model parameter, NAME=INTEGER (repeatable)");
+  show->add_option("--optimizer", o->lowering.optimizer,
+                   "The optimizer whose state the training memory counts: sgd, momentum, "
+                   "rmsprop, adam, adamw or adadelta (default: the model's, else sgd)");
   show->add_flag("--json", o->json, "Print JSON instead of a table");
   show->footer(
       "Examples:\n  epochcost models show resnet50 --batch 32\n"

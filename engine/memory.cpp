@@ -33,19 +33,25 @@ DType Storage(DType precision) {
 
 }  // namespace
 
-Result<TrainingMemory> MemoryForTraining(const Model& model, const LoweringOptions& options,
-                                         const StepOps* lowered) {
-  Result<ModelReport> r = Analyze(model, {.batch = options.batch, .precision = options.precision});
-  if (!r.ok()) return r.status();
+TrainingMemory StoredForTraining(const ModelReport& report, const LoweringOptions& options) {
   // Autocast keeps fp32 weights and gradients, and a 16-bit copy of the weights it casts
   // (counted for all of them).
   const DType storage = options.amp ? DType::kFloat32 : Storage(options.precision);
   TrainingMemory m;
-  m.weights = BytesOf(static_cast<double>(r->total.params()), storage);
-  if (options.amp) m.weights += BytesOf(static_cast<double>(r->total.params()), options.precision);
-  m.gradients = BytesOf(static_cast<double>(r->total.trainable_params), storage);
+  m.weights = BytesOf(static_cast<double>(report.total.params()), storage);
+  if (options.amp)
+    m.weights += BytesOf(static_cast<double>(report.total.params()), options.precision);
+  m.gradients = BytesOf(static_cast<double>(report.total.trainable_params), storage);
   m.optimizer_state = m.gradients * OptimizerStateArrays(options.optimizer);
-  m.activations = r->total.saved_bytes;
+  m.activations = report.total.saved_bytes;
+  return m;
+}
+
+Result<TrainingMemory> MemoryForTraining(const Model& model, const LoweringOptions& options,
+                                         const StepOps* lowered) {
+  Result<ModelReport> r = Analyze(model, {.batch = options.batch, .precision = options.precision});
+  if (!r.ok()) return r.status();
+  TrainingMemory m = StoredForTraining(*r, options);
   std::optional<StepOps> own;
   if (!lowered) {
     Result<StepOps> ops = Lower(model, options);

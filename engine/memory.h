@@ -6,6 +6,7 @@
 #ifndef EPOCHCOST_ENGINE_MEMORY_H_
 #define EPOCHCOST_ENGINE_MEMORY_H_
 
+#include "engine/analysis.h"
 #include "engine/lowering.h"
 #include "engine/model.h"
 
@@ -23,6 +24,11 @@ struct TrainingMemory {
 // Arrays of optimizer state per parameter: 0 for SGD, 1 for momentum and RMSprop, 2 for Adam,
 // AdamW and Adadelta.
 int OptimizerStateArrays(Optimizer o);
+
+// What a training step keeps whatever the machine: weights, gradients, optimizer state and the
+// activations saved for the backward pass, from the model's report at options.batch (no
+// workspace: that depends on the ops a machine runs).
+TrainingMemory StoredForTraining(const ModelReport& report, const LoweringOptions& options);
 
 // `lowered`, when given, is Lower(model, options) already computed (LoweringCache has it).
 Result<TrainingMemory> MemoryForTraining(const Model& model, const LoweringOptions& options,

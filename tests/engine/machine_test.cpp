@@ -7,6 +7,7 @@
 
 #include "cross_device_util.h"
 #include "engine/lowering_options.h"
+#include "engine/memory.h"
 #include "engine/zoo.h"
 
 namespace epochcost {
@@ -316,6 +317,28 @@ TEST(MemoryTest, OptimizerStateAndLargestBatch) {
   Result<int64_t> largest = LargestBatch(*model, o, m->total());
   ASSERT_TRUE(largest.ok());
   EXPECT_NEAR(static_cast<double>(*largest), 128, 1);
+}
+
+// What `models show` prints as training memory: the same terms as MemoryForTraining's, without the
+// workspace, which depends on the ops a machine runs.
+TEST(MemoryTest, StoredForTrainingIsTrainingMemoryWithoutTheWorkspace) {
+  Result<Model> model = LoadZooModel("mnist_mlp");  // 669,706 parameters, all trainable
+  LoweringOptions o{.batch = 128, .optimizer = Optimizer::kAdamw};
+  Result<ModelReport> report = Analyze(*model, {.batch = 128});
+  ASSERT_TRUE(report.ok());
+  const TrainingMemory stored = StoredForTraining(*report, o);
+  EXPECT_DOUBLE_EQ(stored.weights.value(), 669706.0 * 4);
+  EXPECT_DOUBLE_EQ(stored.gradients.value(), 669706.0 * 4);
+  EXPECT_DOUBLE_EQ(stored.optimizer_state.value(), 2 * 669706.0 * 4);
+  EXPECT_DOUBLE_EQ(stored.activations.value(), report->total.saved_bytes.value());
+  EXPECT_DOUBLE_EQ(stored.workspace.value(), 0);
+  Result<TrainingMemory> full = MemoryForTraining(*model, o);
+  ASSERT_TRUE(full.ok());
+  EXPECT_DOUBLE_EQ(full->total().value(), stored.total().value() + full->workspace.value());
+  // Autocast: fp32 weights and gradients, and a 16-bit copy of the weights.
+  o.amp = true;
+  o.precision = DType::kFloat16;
+  EXPECT_DOUBLE_EQ(StoredForTraining(*report, o).weights.value(), 669706.0 * (4 + 2));
 }
 
 TEST(MemoryTest, InferenceHoldsWeightsAndTheLargestLayer) {
