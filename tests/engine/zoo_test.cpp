@@ -35,8 +35,13 @@ constexpr Expected kZoo[] = {
     {"nasnet_mobile", 5326716, "keras.applications.NASNetMobile summary()"},
     {"nasnet_large", 88949818, "keras.applications.NASNetLarge summary()"},
     {"bert_base", 109482240, "transformers BertModel('bert-base-uncased').num_parameters()"},
+    {"bert_large", 335141888, "transformers BertModel('bert-large-uncased').num_parameters()"},
     {"gpt2_small", 124439808, "transformers GPT2LMHeadModel('gpt2').num_parameters()"},
+    {"gpt2_medium", 354823168, "transformers GPT2LMHeadModel('gpt2-medium').num_parameters()"},
+    {"gpt2_large", 774030080, "transformers GPT2LMHeadModel('gpt2-large').num_parameters()"},
+    {"gpt2_xl", 1557611200, "transformers GPT2LMHeadModel('gpt2-xl').num_parameters()"},
     {"vit_b16", 86567656, "torchvision vit_b_16() parameter count"},
+    {"vit_l16", 304326632, "torchvision vit_l_16() parameter count"},
 };
 
 class ZooTest : public testing::TestWithParam<Expected> {};

@@ -20,7 +20,8 @@ IMAGENET = dict(optimizer="sgd", batch=32, samples=1281167, val_samples=50000)
 def mnist_mlp():
     m = ModelBuilder("mnist_mlp", KERAS_BENCH % "mnist_mlp",
                      "MLP on flattened MNIST: 784-512-512-10, dropout 0.2",
-                     dict(optimizer="rmsprop", batch=128, samples=60000, val_samples=10000))
+                     dict(optimizer="rmsprop", batch=128, samples=60000, val_samples=10000,
+                          learning_rate=0.001))
     m.add("input", shape=[784])
     m.add("dense", units=512, activation="relu")
     m.add("dropout", rate=0.2)
@@ -34,7 +35,8 @@ def mnist_mlp():
 def mnist_cnn():
     m = ModelBuilder("mnist_cnn", KERAS_BENCH % "mnist_cnn",
                      "Two 3x3 convolutions, max pooling, dense 128 on MNIST",
-                     dict(optimizer="adadelta", batch=128, samples=60000, val_samples=10000))
+                     dict(optimizer="adadelta", batch=128, samples=60000, val_samples=10000,
+                          learning_rate=1.0))
     m.add("input", shape=[28, 28, 1])
     m.add("conv2d", filters=32, kernel=[3, 3], activation="relu")
     m.add("conv2d", filters=64, kernel=[3, 3], activation="relu")
@@ -51,7 +53,8 @@ def mnist_cnn():
 def cifar10_cnn():
     m = ModelBuilder("cifar10_cnn", KERAS_BENCH % "cifar10_cnn",
                      "Four 3x3 convolutions, two poolings, dense 512 on CIFAR-10; 1562 steps of 32 per epoch (augmented generator)",
-                     dict(optimizer="rmsprop", batch=32, samples=49984, val_samples=10000))
+                     dict(optimizer="rmsprop", batch=32, samples=49984, val_samples=10000,
+                          learning_rate=0.0001))
     m.add("input", shape=[32, 32, 3])
     m.add("conv2d", filters=32, kernel=[3, 3], padding="same", activation="relu")
     m.add("conv2d", filters=32, kernel=[3, 3], activation="relu")
@@ -74,7 +77,8 @@ def imdb_fasttext():
                      "fastText-style bag of n-gram embeddings: Embedding(max_features, 50), global "
                      "average pooling, one sigmoid unit. max_features is 20,001 + distinct bigrams "
                      "at run time (unknown, order 10^6); set it with --param max_features=N",
-                     dict(optimizer="adam", batch=32, samples=25000, val_samples=25000),
+                     dict(optimizer="adam", batch=32, samples=25000, val_samples=25000,
+                          learning_rate=0.001),
                      parameters={"max_features": 20000, "maxlen": 400})
     m.add("input", shape=["$maxlen"], dtype="int32")
     m.add("embedding", vocab="$max_features", units=50)
@@ -87,7 +91,8 @@ def imdb_fasttext():
 def imdb_bidirectional_lstm():
     m = ModelBuilder("imdb_bidirectional_lstm", KERAS_BENCH % "imdb_bidirectional_lstm",
                      "Embedding(20000, 128), Bidirectional(LSTM(64)), dropout, one sigmoid unit",
-                     dict(optimizer="adam", batch=32, samples=25000, val_samples=25000))
+                     dict(optimizer="adam", batch=32, samples=25000, val_samples=25000,
+                          learning_rate=0.001))
     m.add("input", shape=[100], dtype="int32")
     m.add("embedding", vocab=20000, units=128)
     m.add("lstm", units=64, bidirectional=True, output="last")
@@ -101,7 +106,8 @@ def lstm_text_generation():
     m = ModelBuilder("lstm_text_generation", KERAS_BENCH % "lstm_text_generation",
                      "LSTM(128) over one-hot Nietzsche characters (40 x 57), dense 57, softmax; "
                      "200,285 sequences per epoch",
-                     dict(optimizer="rmsprop", batch=128, samples=200285, val_samples=0))
+                     dict(optimizer="rmsprop", batch=128, samples=200285, val_samples=0,
+                          learning_rate=0.01))
     m.add("input", shape=[40, 57])
     m.add("lstm", units=128, output="last")
     m.add("dense", units=57)
@@ -453,74 +459,76 @@ def transformer_block(m, x, d, heads, ffn, prefix, pre_norm, causal=False, dropo
     return m.add("layer_norm", name=prefix + "output_ln")
 
 
-def bert_base():
-    m = ModelBuilder("bert_base", "Hugging Face transformers BertModel(bert-base-uncased config: "
-                     "vocab 30522, 12 layers, hidden 768, 12 heads, intermediate 3072, 512 "
-                     "positions), pooler included",
-                     "BERT-base encoder with pooler. The loss on the "
+def bert(name, size, layers, d, heads):
+    m = ModelBuilder(name, "Hugging Face transformers BertModel(bert-%s-uncased config: "
+                     "vocab 30522, %d layers, hidden %d, %d heads, intermediate %d, 512 "
+                     "positions), pooler included" % (size, layers, d, heads, 4 * d),
+                     "BERT-%s encoder with pooler. The loss on the "
                      "pooled output stands in for a task head (a k-class head adds "
-                     "769k parameters); sequence length is --param seq_len=N",
+                     "%dk parameters); sequence length is --param seq_len=N" % (size, d + 1),
                      dict(optimizer="adam", batch=32, samples=0, val_samples=0),
                      parameters={"seq_len": 128})
     m.add("input", name="input_ids", shape=["$seq_len"], dtype="int32")
     m.add("input", name="token_type_ids", shape=["$seq_len"], dtype="int32")
     m.add("input", name="position_ids", shape=["$seq_len"], dtype="int32")
-    m.add("embedding", name="word_embeddings", inputs="input_ids", vocab=30522, units=768)
-    m.add("embedding", name="position_embeddings", inputs="position_ids", vocab=512, units=768)
-    m.add("embedding", name="token_type_embeddings", inputs="token_type_ids", vocab=2, units=768)
+    m.add("embedding", name="word_embeddings", inputs="input_ids", vocab=30522, units=d)
+    m.add("embedding", name="position_embeddings", inputs="position_ids", vocab=512, units=d)
+    m.add("embedding", name="token_type_embeddings", inputs="token_type_ids", vocab=2, units=d)
     m.add("add", name="embeddings_sum", inputs=["word_embeddings", "position_embeddings",
                                                 "token_type_embeddings"])
     m.add("layer_norm", name="embeddings_ln")
     x = m.add("dropout", name="embeddings_dropout", rate=0.1)
-    for i in range(12):
-        x = transformer_block(m, x, 768, 12, 3072, "layer%d_" % i, pre_norm=False)
+    for i in range(layers):
+        x = transformer_block(m, x, d, heads, 4 * d, "layer%d_" % i, pre_norm=False)
     m.add("slice", name="first_token", axis=0, start=0, end=1)
-    m.add("reshape", name="pooler_in", target_shape=[768])
-    m.add("dense", name="pooler", units=768, activation="tanh")
+    m.add("reshape", name="pooler_in", target_shape=[d])
+    m.add("dense", name="pooler", units=d, activation="tanh")
     m.add("loss", loss="mse")
     return m
 
 
-def gpt2_small():
-    m = ModelBuilder("gpt2_small", "Hugging Face transformers GPT2LMHeadModel(gpt2 config: vocab "
-                     "50257, 1024 positions, 12 layers, 768 wide, 12 heads), LM head tied to wte",
-                     "GPT-2 small language model (the LM head shares the "
-                     "token embedding); sequence length is --param seq_len=N",
+def gpt2(name, config, size, layers, d, heads):
+    m = ModelBuilder(name, "Hugging Face transformers GPT2LMHeadModel(%s config: vocab "
+                     "50257, 1024 positions, %d layers, %d wide, %d heads), LM head tied to wte"
+                     % (config, layers, d, heads),
+                     "GPT-2 %s language model (the LM head shares the "
+                     "token embedding); sequence length is --param seq_len=N" % size,
                      dict(optimizer="adam", batch=8, samples=0, val_samples=0),
                      parameters={"seq_len": 1024})
     m.add("input", name="input_ids", shape=["$seq_len"], dtype="int32")
     m.add("input", name="position_ids", shape=["$seq_len"], dtype="int32")
-    m.add("embedding", name="wte", inputs="input_ids", vocab=50257, units=768)
-    m.add("embedding", name="wpe", inputs="position_ids", vocab=1024, units=768)
+    m.add("embedding", name="wte", inputs="input_ids", vocab=50257, units=d)
+    m.add("embedding", name="wpe", inputs="position_ids", vocab=1024, units=d)
     m.add("add", name="embeddings_sum", inputs=["wte", "wpe"])
     x = m.add("dropout", name="embeddings_dropout", rate=0.1)
-    for i in range(12):
-        x = transformer_block(m, x, 768, 12, 3072, "h%d_" % i, pre_norm=True, causal=True)
+    for i in range(layers):
+        x = transformer_block(m, x, d, heads, 4 * d, "h%d_" % i, pre_norm=True, causal=True)
     m.add("layer_norm", name="ln_f")
     m.add("dense", name="lm_head", units=50257, use_bias=False, shared_weights="wte")
     m.add("loss", loss="sparse_softmax_cross_entropy")
     return m
 
 
-def vit_b16():
-    m = ModelBuilder("vit_b16", "torchvision.models.vit_b_16() (torchvision/models/"
-                     "vision_transformer.py), 1000-class head",
-                     "ViT-B/16 at 224x224: 16x16 patches, 12 layers, 768 wide, 12 heads",
+def vit(name, torchvision, title, layers, d, heads, mlp):
+    m = ModelBuilder(name, "torchvision.models.%s() (torchvision/models/"
+                     "vision_transformer.py), 1000-class head" % torchvision,
+                     "%s at 224x224: 16x16 patches, %d layers, %d wide, %d heads"
+                     % (title, layers, d, heads),
                      IMAGENET)
     m.add("input", name="input", shape=[3, 224, 224])
-    m.add("conv2d", name="conv_proj", filters=768, kernel=[16, 16], strides=[16, 16],
+    m.add("conv2d", name="conv_proj", filters=d, kernel=[16, 16], strides=[16, 16],
           channels_first=True)
-    m.add("reshape", name="patches", target_shape=[768, 196])
+    m.add("reshape", name="patches", target_shape=[d, 196])
     m.add("transpose", name="tokens", perm=[1, 0])
     m.add("class_token", name="class_token")
     m.add("position_embedding", name="pos_embedding")
     x = m.add("dropout", name="embedding_dropout", rate=0.0)
-    for i in range(12):
-        x = transformer_block(m, x, 768, 12, 3072, "encoder_layer_%d_" % i, pre_norm=True,
+    for i in range(layers):
+        x = transformer_block(m, x, d, heads, mlp, "encoder_layer_%d_" % i, pre_norm=True,
                               dropout=0.0)
     m.add("layer_norm", name="encoder_ln")
     m.add("slice", name="class_out", axis=0, start=0, end=1)
-    m.add("reshape", name="head_in", target_shape=[768])
+    m.add("reshape", name="head_in", target_shape=[d])
     m.add("dense", name="head", units=1000)
     m.add("loss", loss="softmax_cross_entropy")
     return m
@@ -535,7 +543,14 @@ MODELS = [
     mobilenet_v2,
     lambda: nasnet("nasnet_mobile", 224, 1056, 4, 32, False),
     lambda: nasnet("nasnet_large", 331, 4032, 6, 96, True),
-    bert_base, gpt2_small, vit_b16,
+    lambda: bert("bert_base", "base", 12, 768, 12),
+    lambda: bert("bert_large", "large", 24, 1024, 16),
+    lambda: gpt2("gpt2_small", "gpt2", "small", 12, 768, 12),
+    lambda: gpt2("gpt2_medium", "gpt2-medium", "medium", 24, 1024, 16),
+    lambda: gpt2("gpt2_large", "gpt2-large", "large", 36, 1280, 20),
+    lambda: gpt2("gpt2_xl", "gpt2-xl", "XL", 48, 1600, 25),
+    lambda: vit("vit_b16", "vit_b_16", "ViT-B/16", 12, 768, 12, 3072),
+    lambda: vit("vit_l16", "vit_l_16", "ViT-L/16", 24, 1024, 16, 4096),
 ]
 
 
