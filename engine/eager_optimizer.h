@@ -38,15 +38,15 @@ struct EagerPass {
   int reads() const;
 };
 
-// The passes of optimizer `alg` (sgd, momentum, rmsprop, adam, adamw, adadelta); empty for another name.
+// The passes of optimizer `alg` (sgd, momentum, rmsprop, adam, adamw, adadelta); empty for
+// another name.
 std::span<const EagerPass> EagerOptimizerPasses(std::string_view alg);
 
 // The framework calls the update of one parameter tensor makes: one per pass, and Adam's and
 // AdamW's two on their step counter, a one-value tensor (step_t += 1 and step_t.item()); 0 for
 // another name. PyTorch 1.13 makes exactly these (sgd 3, momentum 5, rmsprop 7, adam 12, adamw 13,
-// adadelta 13, counted
-// at the dispatcher by tools/reference/optimizer_calls.py). The lowering charges each the
-// framework's cost per call (StepOp::calls).
+// adadelta 13, counted at the dispatcher by tools/reference/optimizer_calls.py). The lowering
+// charges each the framework's cost per call (StepOp::calls).
 int EagerOptimizerCalls(std::string_view alg);
 
 }  // namespace epochcost

@@ -179,8 +179,9 @@ TEST(LoweringTest, PyTorchRunsSmallElementwiseCallsSerially) {
 }
 
 // torch.optim's for-loop update makes one framework call per pass, and Adam and AdamW two more on
-// their step counter (PyTorch 1.13, counted at the dispatcher by tools/reference/optimizer_calls.py:
-// zero_grad's zero_, AccumulateGrad's add_, and step()'s 1, 3, 5, 10, 11 and 11 calls).
+// their step counter (PyTorch 1.13, counted at the dispatcher by
+// tools/reference/optimizer_calls.py: zero_grad's zero_, AccumulateGrad's add_, and step()'s 1, 3,
+// 5, 10, 11 and 11 calls).
 TEST(LoweringTest, AnEagerUpdateMakesOneCallPerPass) {
   EXPECT_EQ(EagerOptimizerCalls("sgd"), 3);
   EXPECT_EQ(EagerOptimizerCalls("momentum"), 5);
