@@ -18,15 +18,7 @@ import time
 
 import pin_threads  # noqa: F401  (every thread pool pinned to --threads)
 import torch
-
-OPTIMIZERS = {
-    "sgd": lambda ps: torch.optim.SGD(ps, lr=0.01),
-    "momentum": lambda ps: torch.optim.SGD(ps, lr=0.01, momentum=0.9),
-    "rmsprop": lambda ps: torch.optim.RMSprop(ps, lr=1e-3),
-    "adam": lambda ps: torch.optim.Adam(ps, lr=1e-3),
-    "adamw": lambda ps: torch.optim.AdamW(ps, lr=1e-3),
-    "adadelta": lambda ps: torch.optim.Adadelta(ps, lr=1.0),
-}
+from optimizer_calls import OPTIMIZERS  # torch.optim's defaults, as the lowering counts them
 
 
 def update_ms(name, n):
