@@ -113,6 +113,7 @@ Result<LoweringOptions> ResolveLowering(const LoweringFlags& f, const Model& mod
       .framework_reorders = !gpu && !f.no_reorders,
       .separate_conv_bias = gpu,
       .aten_kernels = aten,
+      .mean_global_pool = !gpu,
       .aten_batch_norm = gpu && !f.no_aten && !amp &&
                          (*precision == DType::kBFloat16 || *precision == DType::kFloat16),
       .amp = amp,

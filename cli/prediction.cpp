@@ -164,6 +164,14 @@ bool HasRecurrentLayer(const Model& model) {
   return false;
 }
 
+bool HasGlobalAveragePooling(const Model& model) {
+  for (int i = 0; i < model.size(); ++i)
+    if (model.layer(i).kind == LayerKind::kGlobalAvgPool1D ||
+        model.layer(i).kind == LayerKind::kGlobalAvgPool2D)
+      return true;
+  return false;
+}
+
 std::string RecurrentText(const Prediction& p) {
   if (!p.model || !HasRecurrentLayer(*p.model)) return "";
   switch (p.lowering.rnn) {
@@ -192,6 +200,19 @@ Result<Prediction> Predictor::PredictMeasured(const PredictionRequest& r, const 
   EPOCHCOST_RETURN_IF_ERROR(ResolveSizes(r, model, &p));
   Result<const LoweredStep*> step = caches_[r.model].Get(model, p.lowering);
   if (!step.ok()) return step.status();
+  profiles_->SelectDevice(device);
+  // Every op of the passes the epoch runs (only_rnn: only the recurrent layers') is measured.
+  auto measured = [&](const LoweredStep& s, bool only_rnn) {
+    for (const StepOps* pass : {&s.train, &s.eval}) {
+      if (pass == &s.eval && p.val_samples == 0) continue;
+      for (const StepOp& op : pass->ops) {
+        const bool rnn = IsRecurrent(op.signature.kind);
+        if ((rnn || !only_rnn) && !profiles_->Find(op.signature, RowThreads(op, p.threads)))
+          return false;
+      }
+    }
+    return true;
+  };
   // PyTorch's recurrent layers timed whole (PrefersWholeRnn) where this CPU's profile has them;
   // call by call where it has those rows instead (a profile from before the whole layers); whole
   // where it has neither, so that what is missing is what `profile` measures.
@@ -200,22 +221,22 @@ Result<Prediction> Predictor::PredictMeasured(const PredictionRequest& r, const 
     whole.rnn = RnnLowering::kAten;
     Result<const LoweredStep*> layers = caches_[r.model].Get(model, whole);
     if (!layers.ok()) return layers.status();
-    profiles_->SelectDevice(device);
-    // Every op of the passes the epoch runs (only_rnn: only the recurrent layers') is measured.
-    auto measured = [&](const LoweredStep& s, bool only_rnn) {
-      for (const StepOps* pass : {&s.train, &s.eval}) {
-        if (pass == &s.eval && p.val_samples == 0) continue;
-        for (const StepOp& op : pass->ops) {
-          const bool rnn = IsRecurrent(op.signature.kind);
-          if ((rnn || !only_rnn) && !profiles_->Find(op.signature, RowThreads(op, p.threads)))
-            return false;
-        }
-      }
-      return true;
-    };
     if (measured(**layers, true) || !measured(**step, false)) {
       p.lowering = whole;
       step = layers;
+    }
+  }
+  // A global average pooling as a mean (LoweringOptions::mean_global_pool) where this CPU's
+  // profile has its rows; as the pooling over the whole map where it has those instead (a
+  // profile from before the mean: every shipped CPU profile but the Zen 5 one).
+  if (p.lowering.mean_global_pool && HasGlobalAveragePooling(model)) {
+    LoweringOptions pooled = p.lowering;
+    pooled.mean_global_pool = false;
+    Result<const LoweredStep*> pooling = caches_[r.model].Get(model, pooled);
+    if (!pooling.ok()) return pooling.status();
+    if (!measured(**step, false) && measured(**pooling, false)) {
+      p.lowering = pooled;
+      step = pooling;
     }
   }
   p.distinct_ops = (*step)->train.ops.size();

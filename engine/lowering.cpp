@@ -314,12 +314,17 @@ void Lowerer::Layer(int i) {
            name);
       return;
     }
+    case LayerKind::kGlobalAvgPool1D:
+    case LayerKind::kGlobalAvgPool2D:
+      if (o_.mean_global_pool) {  // as a ReduceMean layer
+        Emit(OpKind::kReduce, {{"n", B() * In(i)}, {"out", n_out}}, name, "mean");
+        return;
+      }
+      [[fallthrough]];
     case LayerKind::kMaxPool1D:
     case LayerKind::kMaxPool2D:
     case LayerKind::kAvgPool1D:
     case LayerKind::kAvgPool2D:
-    case LayerKind::kGlobalAvgPool1D:
-    case LayerKind::kGlobalAvgPool2D:
     case LayerKind::kGlobalMaxPool1D:
     case LayerKind::kGlobalMaxPool2D: {
       auto [dims, alg] = Pool(i);
@@ -474,12 +479,17 @@ void Lowerer::Backward(int i) {
       Emit(OpKind::kMatMul, {{"b", b}, {"m", k}, {"k", m}, {"n", n}}, name);  // dB = A^T dC
       return;
     }
+    case LayerKind::kGlobalAvgPool1D:
+    case LayerKind::kGlobalAvgPool2D:
+      if (o_.mean_global_pool) {  // as a ReduceMean layer: the gradient broadcast back
+        Emit(OpKind::kBinary, {{"n", B() * In(i)}}, name, "add");
+        return;
+      }
+      [[fallthrough]];
     case LayerKind::kMaxPool1D:
     case LayerKind::kMaxPool2D:
     case LayerKind::kAvgPool1D:
     case LayerKind::kAvgPool2D:
-    case LayerKind::kGlobalAvgPool1D:
-    case LayerKind::kGlobalAvgPool2D:
     case LayerKind::kGlobalMaxPool1D:
     case LayerKind::kGlobalMaxPool2D: {
       auto [dims, alg] = Pool(i);

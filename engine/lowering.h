@@ -56,6 +56,13 @@ struct LoweringOptions {
   // holds but for the products, which PyTorch hands to oneDNN (mkldnn_matmul) where the CPU has
   // AVX-512 BW/VL/DQ.
   bool aten_kernels = false;
+  // A global average pooling as the frameworks run it on a CPU: a mean over the map (PyTorch's
+  // x.mean(dim), and adaptive_avg_pool to 1x1, which calls mean; TensorFlow's reduce_mean), a
+  // `reduce alg=mean` forward and its gradient broadcast back in one element-wise pass, as a
+  // ReduceMean layer is lowered. False: oneDNN's (cuDNN's) average pooling over the whole map,
+  // which on a CPU takes 5-8x as long as the mean (docs/accuracy.md, "Global average pooling
+  // lowered as a mean").
+  bool mean_global_pool = false;
   // PyTorch on a GPU runs batch norm in its own kernels (native_batch_norm), not cuDNN's, when
   // the weights are 16-bit (the whole model in bf16 or fp16): cudnn_batch_norm takes 16-bit
   // input only with float weights. Those signatures carry aten=1 (profiler/gpu/kernels.h,

@@ -399,7 +399,7 @@ bool IsOwnKernel(const OpSignature& s) {
   const OpKind k = s.kind;
   return k == OpKind::kEmbeddingFwd || k == OpKind::kEmbeddingBwd || k == OpKind::kDropoutFwd ||
          k == OpKind::kDropoutBwd || k == OpKind::kLoss || k == OpKind::kOptimizer ||
-         (k == OpKind::kReduce && s.dtype == DType::kFloat32);
+         (k == OpKind::kReduce && (s.dtype == DType::kFloat32 || s.dtype == DType::kBFloat16));
 }
 
 Status CheckCpuSignature(const OpSignature& sig, int threads) {

@@ -274,6 +274,35 @@ TEST(LoweringTest, RecurrentAndEmbeddingModels) {
 // back from and whether the input needs its gradient; its updates are nn.LSTM's tensors, per
 // direction the input weights, the recurrent weights and the bias (one set in this Keras model);
 // evaluation runs it under no_grad (infer=1).
+
+// A global average pooling as the frameworks take it on a CPU (mean_global_pool): a mean over
+// the 400 positions of imdb_fasttext's [32, 400, 50] embedding output, and its gradient broadcast
+// back over the 640,000 values; else oneDNN's pooling with a 400-wide window each way.
+TEST(LoweringTest, GlobalAveragePoolingAsAMean) {
+  Result<Model> m = LoadZooModel("imdb_fasttext");
+  ASSERT_TRUE(m.ok());
+  auto signatures = [&](bool mean, bool training) {
+    Result<StepOps> ops = Lower(*m, {.batch = 32,
+                                     .optimizer = Optimizer::kAdam,
+                                     .training = training,
+                                     .mean_global_pool = mean});
+    EXPECT_TRUE(ops.ok()) << ops.status().message();
+    std::vector<std::string> out;
+    for (const StepOp& op : ops->ops)
+      if (op.layers == std::vector<std::string>{"global_avg_pool1d_1"})
+        out.push_back(op.signature.ToString());
+    return out;
+  };
+  EXPECT_EQ(signatures(true, true),
+            (std::vector<std::string>{"reduce dt=f32 alg=mean n=640000 out=1600",
+                                      "binary dt=f32 alg=add n=640000"}));
+  EXPECT_EQ(signatures(true, false),
+            (std::vector<std::string>{"reduce dt=f32 alg=mean n=640000 out=1600"}));
+  const std::string pool =
+      "dt=f32 alg=avg c=50 ih=1 iw=400 kh=1 kw=400 mb=32 oh=1 ow=1 ph=0 pw=0 sh=1 sw=1";
+  EXPECT_EQ(signatures(false, true),
+            (std::vector<std::string>{"pool_fwd " + pool, "pool_bwd " + pool}));
+}
 TEST(LoweringTest, PyTorchsRecurrentLayerIsOneOpEachWay) {
   auto lower = [](const char* name, int64_t batch, Optimizer opt, bool training) {
     Result<Model> m = LoadZooModel(name);
