@@ -12,12 +12,12 @@ namespace epochcost {
 Result<const LoweredStep*> LoweringCache::Get(const Model& model, const LoweringOptions& o) {
   char key[160];
   // Every field of LoweringOptions but `training` (both phases are lowered here).
-  std::snprintf(
-      key, sizeof key, "%lld|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d", static_cast<long long>(o.batch),
-      static_cast<int>(o.precision), static_cast<int>(o.optimizer), static_cast<int>(o.rnn),
-      o.framework_reorders ? 1 : 0, o.separate_conv_bias ? 1 : 0, o.aten_kernels ? 1 : 0,
-      o.mean_global_pool ? 1 : 0, o.aten_batch_norm ? 1 : 0, o.amp ? 1 : 0,
-      o.amp_rnn16 ? 1 : 0, o.channels_last ? 1 : 0);
+  std::snprintf(key, sizeof key, "%lld|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d|%d",
+                static_cast<long long>(o.batch), static_cast<int>(o.precision),
+                static_cast<int>(o.optimizer), static_cast<int>(o.rnn),
+                o.framework_reorders ? 1 : 0, o.separate_conv_bias ? 1 : 0, o.aten_kernels ? 1 : 0,
+                o.mean_global_pool ? 1 : 0, o.aten_batch_norm ? 1 : 0, o.amp ? 1 : 0,
+                o.amp_rnn16 ? 1 : 0, o.channels_last ? 1 : 0);
   if (auto it = steps_.find(key); it != steps_.end()) return &it->second;
   LoweredStep s;
   Result<StepOps> train = Lower(model, o);

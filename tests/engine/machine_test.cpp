@@ -18,6 +18,30 @@ using test_util::Device;
 using test_util::GpuMachine;
 using test_util::MeasuredAt;
 
+// The cache keys a step by every lowering option: the same model lowered with its global average
+// pooling as a mean and as a pooling is two steps (a prediction on a measured CPU asks for both,
+// cli/prediction.cpp, and must not get the first for the second).
+TEST(LoweringCacheTest, EveryOptionIsPartOfTheKey) {
+  Result<Model> model = LoadZooModel("imdb_fasttext");
+  ASSERT_TRUE(model.ok());
+  LoweringCache cache;
+  LoweringOptions o{.batch = 32, .optimizer = Optimizer::kAdam, .mean_global_pool = true};
+  Result<const LoweredStep*> mean = cache.Get(*model, o);
+  o.mean_global_pool = false;
+  Result<const LoweredStep*> pooled = cache.Get(*model, o);
+  ASSERT_TRUE(mean.ok() && pooled.ok());
+  EXPECT_NE(*mean, *pooled);
+  auto has = [](const LoweredStep& s, OpKind kind) {
+    for (const StepOp& op : s.train.ops)
+      if (op.signature.kind == kind) return true;
+    return false;
+  };
+  EXPECT_TRUE(has(**mean, OpKind::kReduce));
+  EXPECT_FALSE(has(**mean, OpKind::kPoolFwd));
+  EXPECT_TRUE(has(**pooled, OpKind::kPoolFwd));
+  EXPECT_EQ(*cache.Get(*model, o), *pooled);  // asked again: the same step, not lowered again
+}
+
 TEST(MachineTest, SmallModelOnSeveralGpusIsNoFasterThanOnOne) {
   Result<Model> model = LoadZooModel("mnist_mlp");
   ASSERT_TRUE(model.ok());
