@@ -13,6 +13,7 @@ An odd number of stores (the first is written); prints how many rows each store 
 many were the same in all of them (rows the later passes did not measure again).
 """
 import argparse
+import os
 import sqlite3
 import sys
 
@@ -20,7 +21,13 @@ COLUMNS = "median_s, p10_s, p90_s, count, measured_at, mean_s, host_s, in_step"
 
 
 def rows(path):
-    db = sqlite3.connect(path)
+    if not os.path.isfile(path):
+        sys.exit("median_pass_rows.py: %s: no such profile store" % path)
+    db = sqlite3.connect("file:%s?mode=ro" % path, uri=True)
+    try:
+        db.execute("SELECT 1 FROM measurements LIMIT 1")
+    except sqlite3.DatabaseError as e:
+        sys.exit("median_pass_rows.py: %s: not a profile store (%s)" % (path, e))
     out = {}
     for r in db.execute(f"SELECT device, threads, signature, {COLUMNS} FROM measurements"):
         out[r[:3]] = r[3:]
