@@ -60,8 +60,8 @@ struct LoweringOptions {
   // x.mean(dim), and adaptive_avg_pool to 1x1, which calls mean; TensorFlow's reduce_mean), a
   // `reduce alg=mean` forward and its gradient broadcast back in one element-wise pass, as a
   // ReduceMean layer is lowered. False: oneDNN's (cuDNN's) average pooling over the whole map,
-  // which on a CPU takes 5-8x as long as the mean (docs/accuracy.md, "Global average pooling
-  // lowered as a mean").
+  // which on a CPU took 2-4x as long as PyTorch's mean with its gradient (docs/accuracy.md, "A
+  // second Zen 5 VM").
   bool mean_global_pool = false;
   // PyTorch on a GPU runs batch norm in its own kernels (native_batch_norm), not cuDNN's, when
   // the weights are 16-bit (the whole model in bf16 or fp16): cudnn_batch_norm takes 16-bit

@@ -270,11 +270,6 @@ TEST(LoweringTest, RecurrentAndEmbeddingModels) {
   }
 }
 
-// PyTorch's own recurrent layer (kAten) is one op each way, carrying what its backward pass runs
-// back from and whether the input needs its gradient; its updates are nn.LSTM's tensors, per
-// direction the input weights, the recurrent weights and the bias (one set in this Keras model);
-// evaluation runs it under no_grad (infer=1).
-
 // A global average pooling as the frameworks take it on a CPU (mean_global_pool): a mean over
 // the 400 positions of imdb_fasttext's [32, 400, 50] embedding output, and its gradient broadcast
 // back over the 640,000 values; else oneDNN's pooling with a 400-wide window each way.
@@ -303,6 +298,11 @@ TEST(LoweringTest, GlobalAveragePoolingAsAMean) {
   EXPECT_EQ(signatures(false, true),
             (std::vector<std::string>{"pool_fwd " + pool, "pool_bwd " + pool}));
 }
+
+// PyTorch's own recurrent layer (kAten) is one op each way, carrying what its backward pass runs
+// back from and whether the input needs its gradient; its updates are nn.LSTM's tensors, per
+// direction the input weights, the recurrent weights and the bias (one set in this Keras model);
+// evaluation runs it under no_grad (infer=1).
 TEST(LoweringTest, PyTorchsRecurrentLayerIsOneOpEachWay) {
   auto lower = [](const char* name, int64_t batch, Optimizer opt, bool training) {
     Result<Model> m = LoadZooModel(name);
