@@ -2,6 +2,7 @@
 
 #include <algorithm>
 #include <cmath>
+#include <initializer_list>
 #include <string_view>
 #include <thread>
 
@@ -157,19 +158,19 @@ Status Predictor::ResolveSizes(const PredictionRequest& r, const Model& model, P
   return Status::Ok();
 }
 
-bool HasRecurrentLayer(const Model& model) {
+namespace {
+
+// Whether `model` has a layer of one of `kinds`.
+bool HasLayerOf(const Model& model, std::initializer_list<LayerKind> kinds) {
   for (int i = 0; i < model.size(); ++i)
-    if (model.layer(i).kind == LayerKind::kLstm || model.layer(i).kind == LayerKind::kGru)
-      return true;
+    if (std::find(kinds.begin(), kinds.end(), model.layer(i).kind) != kinds.end()) return true;
   return false;
 }
 
-bool HasGlobalAveragePooling(const Model& model) {
-  for (int i = 0; i < model.size(); ++i)
-    if (model.layer(i).kind == LayerKind::kGlobalAvgPool1D ||
-        model.layer(i).kind == LayerKind::kGlobalAvgPool2D)
-      return true;
-  return false;
+}  // namespace
+
+bool HasRecurrentLayer(const Model& model) {
+  return HasLayerOf(model, {LayerKind::kLstm, LayerKind::kGru});
 }
 
 std::string RecurrentText(const Prediction& p) {
@@ -229,12 +230,15 @@ Result<Prediction> Predictor::PredictMeasured(const PredictionRequest& r, const 
   // A global average pooling as a mean (LoweringOptions::mean_global_pool) where this CPU's
   // profile has its rows; as the pooling over the whole map where it has those instead (a
   // profile from before the mean: every shipped CPU profile but the Zen 5 one).
-  if (p.lowering.mean_global_pool && HasGlobalAveragePooling(model)) {
+  // Only a step that is not all measured is lowered the other way.
+  if (p.lowering.mean_global_pool &&
+      HasLayerOf(model, {LayerKind::kGlobalAvgPool1D, LayerKind::kGlobalAvgPool2D}) &&
+      !measured(**step, false)) {
     LoweringOptions pooled = p.lowering;
     pooled.mean_global_pool = false;
     Result<const LoweredStep*> pooling = caches_[r.model].Get(model, pooled);
     if (!pooling.ok()) return pooling.status();
-    if (!measured(**step, false) && measured(**pooling, false)) {
+    if (measured(**pooling, false)) {
       p.lowering = pooled;
       step = pooling;
     }

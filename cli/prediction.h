@@ -20,8 +20,6 @@ namespace epochcost::cli {
 
 // Whether `model` has an LSTM or GRU layer.
 bool HasRecurrentLayer(const Model& model);
-// Whether `model` has a global average pooling layer (1-D or 2-D).
-bool HasGlobalAveragePooling(const Model& model);
 
 struct PredictionRequest {
   std::string model;  // zoo name or file

@@ -17,7 +17,8 @@ import os
 import sqlite3
 import sys
 
-COLUMNS = "median_s, p10_s, p90_s, count, measured_at, mean_s, host_s, in_step"
+COLUMNS = ["median_s", "p10_s", "p90_s", "count", "measured_at", "mean_s", "host_s", "in_step"]
+MEDIAN, MEAN = COLUMNS.index("median_s"), COLUMNS.index("mean_s")
 
 
 def rows(path):
@@ -29,7 +30,8 @@ def rows(path):
     except sqlite3.DatabaseError as e:
         sys.exit("median_pass_rows.py: %s: not a profile store (%s)" % (path, e))
     out = {}
-    for r in db.execute(f"SELECT device, threads, signature, {COLUMNS} FROM measurements"):
+    for r in db.execute("SELECT device, threads, signature, %s FROM measurements"
+                        % ", ".join(COLUMNS)):
         out[r[:3]] = r[3:]
     db.close()
     return out
@@ -52,19 +54,18 @@ def main():
             same += 1  # not measured again in the later passes (another precision's rows)
             continue
         # The mean a step sums (the median where a row has none), ties to the earlier store.
-        order = sorted(range(len(passes)),
-                       key=lambda i: (passes[i][key][5] if passes[i][key][5] is not None
-                                      else passes[i][key][0], i))
+        def mean(i):
+            r = passes[i][key]
+            return r[MEAN] if r[MEAN] is not None else r[MEDIAN]
+        order = sorted(range(len(passes)), key=lambda i: (mean(i), i))
         k = order[len(order) // 2]
         taken[k] += 1
         chosen[key] = passes[k][key]
     db = sqlite3.connect(args.stores[0])
     with db:
         for (device, threads, signature), r in chosen.items():
-            db.execute(
-                "UPDATE measurements SET median_s=?, p10_s=?, p90_s=?, count=?, measured_at=?, "
-                "mean_s=?, host_s=?, in_step=? WHERE device=? AND threads=? AND signature=?",
-                (*r, device, threads, signature))
+            db.execute("UPDATE measurements SET %s WHERE device=? AND threads=? AND signature=?"
+                       % ", ".join(c + "=?" for c in COLUMNS), (*r, device, threads, signature))
     db.close()
     for path, n in zip(args.stores, taken):
         print("%s: %d rows" % (path, n))
