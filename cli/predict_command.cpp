@@ -186,9 +186,15 @@ std::string InputPipelineLine(const Prediction& p) {
   std::string where;
   if (p.gpu) {
     const double vcpus = p.machine ? p.machine->vcpus : p.host_vcpus;
-    where =
-        "on the " + Number("%g", std::max(0.0, vcpus - 1)) + " vCPUs beside the dispatching one: " +
-        (p.input_bound ? "the step waits for it (input-bound)" : "hidden behind the GPUs' step");
+    // engine/machine.h's StepWithHostInput: with no vCPU beside the dispatching one, the host
+    // prepares the batch after the dispatch, in turn with it.
+    const double helpers = vcpus - 1;
+    where = helpers < 1
+                ? std::string("on the host's only vCPU, after the dispatch: the step waits for it "
+                              "(input-bound)")
+                : "on the " + Number("%g", helpers) + " vCPUs beside the dispatching one: " +
+                      (p.input_bound ? "the step waits for it (input-bound)"
+                                     : "hidden behind the GPUs' step");
   } else {
     const double cores = p.on_machine ? p.on_machine->threads : p.threads;
     where =

@@ -150,6 +150,7 @@ Result<PredictedRuns> ReadAndPredict(const RunInputs& inputs, const std::string&
     r.lowering.channels_last = run.channels_last;
     r.isa = run.isa;
     r.allocator_keeps = run.allocator_keeps;
+    r.input_per_sample = Seconds::FromMilliseconds(run.input_ms_per_sample);
     // PyTorch's own CPU kernels (lowering.h) for PyTorch's runs; other frameworks train with
     // fused updates and library pooling (TensorFlow's training ops, oneDNN).
     r.lowering.no_aten = !run.framework.starts_with("pytorch");

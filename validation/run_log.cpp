@@ -121,7 +121,8 @@ Result<RunLog> ParseRunLog(std::string_view text, const std::string& origin, boo
       RunColumns::Of(*t, {"model", "target", "batch", "samples", "seconds_per_epoch", "framework"},
                      {"kind", "label", "precision", "optimizer", "rnn", "layout", "isa", "threads",
                       "gpus", "val_samples", "first_epoch_seconds", "usd_per_hour",
-                      "framework_version", "source", "faults_per_step", "allocator"});
+                      "framework_version", "source", "faults_per_step", "allocator",
+                      "input_ms_per_sample"});
   if (!col.ok()) return col.status();
   return ReadRuns(*t, origin, skip_bad, [&](const CsvRecord& r, RunRecord& run) -> Status {
     auto field = [&](const char* name) { return (*col)(r, name); };
@@ -186,6 +187,15 @@ Result<RunLog> ParseRunLog(std::string_view text, const std::string& origin, boo
     if (!allocator.empty() && allocator != "keeps" && allocator != "returns")
       return Status::InvalidArgument("allocator '" + allocator + "' is not keeps or returns");
     run.allocator_keeps = allocator == "keeps";
+    if (const std::string input = field("input_ms_per_sample"); !input.empty()) {
+      // predict's --input-ms-per-sample range (cli/lowering_flags.cpp).
+      char* end = nullptr;
+      const double ms = std::strtod(input.c_str(), &end);
+      if (end != input.c_str() + input.size() || !(ms >= 0) || ms > 600e3)
+        return Status::InvalidArgument("input_ms_per_sample '" + input +
+                                       "' is not a number of milliseconds from 0 to 600000");
+      run.input_ms_per_sample = ms;
+    }
     return Status::Ok();
   });
 }

@@ -52,6 +52,10 @@ struct RunRecord {
   // in again the next step: a calibration's memory passes apply only to the latter.
   bool allocator_keeps = false;
   const char* allocator() const { return allocator_keeps ? "keeps" : "returns"; }
+  // The CPU time of the run's input pipeline per training sample, in milliseconds of one vCPU
+  // (column input_ms_per_sample: reading, decoding, augmenting, as `predict
+  // --input-ms-per-sample` takes it); 0: none (synthetic or in-memory data).
+  double input_ms_per_sample = 0;
   // The run log it was read from, as the command line named it ("@published-runs", a path):
   // its origin without the line.
   std::string log() const { return origin.substr(0, origin.rfind(':')); }

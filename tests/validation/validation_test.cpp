@@ -146,6 +146,26 @@ TEST(RunLogTest, AllocatorKeepsOrReturns) {
   EXPECT_EQ(bad.status().message(), "f.csv:2: allocator 'jemalloc' is not keeps or returns");
 }
 
+// The input pipeline's CPU time per sample (input_ms_per_sample), as predict's
+// --input-ms-per-sample takes it: empty is none; a negative, non-numeric or absurd value names
+// the line and the column.
+TEST(RunLogTest, InputPipelinePerSample) {
+  const std::string head =
+      "model,target,batch,samples,seconds_per_epoch,framework,input_ms_per_sample\n";
+  const std::string run = "cifar10_cnn,gcp:n1-standard-1+K80,32,49984,37.78,keras+tensorflow,";
+  Result<RunLog> log = ParseRunLog(head + run + "0.123\n" + run + "\n", "f.csv", false);
+  ASSERT_TRUE(log.ok()) << log.status().message();
+  ASSERT_EQ(log->runs.size(), 2u);
+  EXPECT_DOUBLE_EQ(log->runs[0].input_ms_per_sample, 0.123);
+  EXPECT_DOUBLE_EQ(log->runs[1].input_ms_per_sample, 0);
+  for (const char* bad : {"-1", "fast", "700000", "nan"}) {
+    Result<RunLog> b = ParseRunLog(head + run + bad + "\n", "f.csv", false);
+    ASSERT_FALSE(b.ok()) << bad;
+    EXPECT_EQ(b.status().message(), std::string("f.csv:2: input_ms_per_sample '") + bad +
+                                        "' is not a number of milliseconds from 0 to 600000");
+  }
+}
+
 TEST(RunLogTest, MissingColumnIsAnError) {
   Result<std::string> text = ReadFile(kFixtures + "runs-no-framework.csv");
   ASSERT_TRUE(text.ok());

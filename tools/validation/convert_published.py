@@ -7,9 +7,10 @@ data/validation/published-runs.csv. Usage: convert_published.py SOURCE.csv [--wi
 shipped log leaves it out: docs/accuracy.md ("The framework build's instruction set") measures
 why, and this flag reproduces that experiment.
 
-Every value comes from the source row; the only mapping is from the source's machine descriptions
-to epochcost targets and from model names to the samples each epoch ran (the scripts' data sets,
-../shared/validation/published-models.md)."""
+Every value comes from the source row; the only mappings are from the source's machine
+descriptions to epochcost targets, from model names to the samples each epoch ran (the scripts'
+data sets, ../shared/validation/published-models.md), and to the CPU time of a script's input
+pipeline per sample (INPUT_MS, measured, not from the source)."""
 import csv
 import re
 import sys
@@ -30,6 +31,14 @@ MODEL = {"tf_lstm_char_cnn": "lstm_char_cnn"}
 # only came with the Nov 2017 scripts, none of which are here), and tf-lstm-char-cnn unrolls 35
 # BasicLSTMCell steps statically; neither ran a fused RNN kernel.
 RNN = "unrolled"
+# The input pipeline's CPU time per training sample, milliseconds of one vCPU (the run log's
+# input_ms_per_sample). Woolf's cifar10_cnn trains through Keras' ImageDataGenerator (shifts of
+# 0.1 and horizontal flips, in Python and NumPy on the host, one generator worker:
+# published-models.md, section 2.3); the other scripts feed in-memory arrays. Measured by
+# tools/reference/keras_augment_cost.py --shape 32,32,3 --shift 0.1 --flip on the ninth Zen 4
+# development VM, 2026-12-02 (tools/validation/runs/zen4-ninth-keras-augment.txt): a 2026 core,
+# so a lower bound for the 2017 GCE vCPUs, whose speed at this work no source gives.
+INPUT_MS = {"cifar10_cnn": "0.123"}
 
 
 def isa(row):
@@ -81,7 +90,7 @@ def main():
                  (["isa"] if with_isa else []) +
                  ["threads", "gpus", "samples", "val_samples", "seconds_per_epoch",
                   "first_epoch_seconds", "usd_per_hour", "framework", "framework_version",
-                  "source"])
+                  "source", "input_ms_per_sample"])
     for r in rows:
         model = MODEL.get(r["model"], r["model"])
         batch = int(r["batch_size"])
@@ -99,7 +108,8 @@ def main():
         out.writerow([model, target(r), kind(r["instance_type"]), r["instance_type"], batch,
                       "fp32", "", RNN] + ([isa(r)] if with_isa else []) + ["", gpus,
                       samples, val, r["seconds_per_epoch"], r["first_epoch_seconds"],
-                      r["price_per_hour_usd"], r["framework"], version, source])
+                      r["price_per_hour_usd"], r["framework"], version, source,
+                      INPUT_MS.get(model, "")])
 
 
 main()
