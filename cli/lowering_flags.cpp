@@ -2,6 +2,8 @@
 
 #include <algorithm>
 
+#include "engine/machine.h"
+
 namespace epochcost::cli {
 
 void AddLoweringFlags(CLI::App* app, LoweringFlags* f, bool training) {
@@ -56,7 +58,7 @@ void AddInputPipelineOption(CLI::App* app, double* ms) {
 }
 
 Result<Seconds> InputPerSample(double ms) {
-  if (!(ms >= 0) || ms > 600e3)
+  if (!(ms >= 0) || ms > kMaxInputPerSampleMs)
     return Status::InvalidArgument(
         "--input-ms-per-sample must be from 0 to 600000 (milliseconds of one vCPU per sample)");
   return Seconds::FromMilliseconds(ms);

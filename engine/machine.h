@@ -135,6 +135,9 @@ struct Corrections {
   }
 };
 
+// The longest input pipeline per sample a prediction takes: ten minutes of one vCPU.
+inline constexpr double kMaxInputPerSampleMs = 600e3;
+
 struct MachineSettings {
   int64_t samples = 0;
   int64_t val_samples = 0;
@@ -146,7 +149,8 @@ struct MachineSettings {
   Seconds per_step_overhead;  // a calibration's fixed cost per training step
   double memory_passes = 0;   // a calibration's passes over an op's traffic
   // The input pipeline's CPU time per training sample on one vCPU (decoding, augmentation: what
-  // a data loader's workers do), as the user measured it; not scaled between CPUs. 0: none.
+  // a data loader's workers do), as the user measured it; not scaled between CPUs. 0: none; at
+  // most kMaxInputPerSampleMs (the range predict's option and a run log's column accept).
   Seconds input_per_sample;
   // A CPU target's framework build: code compiled for an older vector set than the CPU has runs
   // at that set's peak (CpuSpec::Fp32FlopPerCycle); memory-bound ops are unchanged.

@@ -8,6 +8,7 @@
 #include "engine/csv.h"
 #include "engine/device_specs.h"
 #include "engine/lowering.h"
+#include "engine/machine.h"
 #include "validation/published_runs.h"
 
 namespace epochcost {
@@ -188,10 +189,9 @@ Result<RunLog> ParseRunLog(std::string_view text, const std::string& origin, boo
       return Status::InvalidArgument("allocator '" + allocator + "' is not keeps or returns");
     run.allocator_keeps = allocator == "keeps";
     if (const std::string input = field("input_ms_per_sample"); !input.empty()) {
-      // predict's --input-ms-per-sample range (cli/lowering_flags.cpp).
       char* end = nullptr;
       const double ms = std::strtod(input.c_str(), &end);
-      if (end != input.c_str() + input.size() || !(ms >= 0) || ms > 600e3)
+      if (end != input.c_str() + input.size() || !(ms >= 0) || ms > kMaxInputPerSampleMs)
         return Status::InvalidArgument("input_ms_per_sample '" + input +
                                        "' is not a number of milliseconds from 0 to 600000");
       run.input_ms_per_sample = ms;
