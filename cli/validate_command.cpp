@@ -98,12 +98,12 @@ std::string CalibrationLines(const std::vector<profiler::StoredCalibration>& cs,
 std::string PageFaultTable(const ValidationReport& r) {
   std::vector<std::vector<std::string>> rows = {
       {"Model", "Machine", "Faults/step", "Faults s", "Of measured", "Error with them"}};
-  double without = 0, with = 0;  // sums of |error| %, over the table's runs
+  std::vector<double> predicted, with_faults, measured;  // the table's runs
   for (const auto& x : r.results) {
     if (!x.page_fault_seconds) continue;
-    without += std::abs(validation::PercentError(x.predicted_seconds, x.measured_seconds));
-    with += std::abs(validation::PercentError(x.predicted_seconds + *x.page_fault_seconds,
-                                              x.measured_seconds));
+    predicted.push_back(x.predicted_seconds);
+    with_faults.push_back(x.predicted_seconds + *x.page_fault_seconds);
+    measured.push_back(x.measured_seconds);
     rows.push_back(
         {x.run.model, validation::RunLabel(x.run), std::to_string(*x.run.faults_per_step),
          Number("%.2f", *x.page_fault_seconds),
@@ -113,12 +113,12 @@ std::string PageFaultTable(const ValidationReport& r) {
   }
   if (rows.size() == 1) return "";
   // What predicting each run's faults exactly, at the profiled price, would make of its MAPE.
-  const double n = static_cast<double>(rows.size() - 1);
   return "\nPage faults the runs report, at the profiled CPU's page_fault_seconds (not in the "
          "predictions):\n" +
          RenderTable(rows, {false, false, true, true, true, true}) + "These " +
-         std::to_string(rows.size() - 1) + (rows.size() == 2 ? " run: MAPE " : " runs: MAPE ") +
-         Number("%.1f%%", without / n) + " as predicted, " + Number("%.1f%%", with / n) +
+         std::to_string(measured.size()) + (measured.size() == 1 ? " run: MAPE " : " runs: MAPE ") +
+         Number("%.1f%%", validation::Mape(predicted, measured)) + " as predicted, " +
+         Number("%.1f%%", validation::Mape(with_faults, measured)) +
          " with the faults each reports\n";
 }
 

@@ -24,7 +24,11 @@ import statistics
 import time
 
 import numpy as np
-from scipy import ndimage
+
+try:
+    from scipy import ndimage
+except ImportError:
+    raise SystemExit("keras_augment_cost.py: needs SciPy (apt-get install python3-scipy)")
 
 
 def shift_matrix_about_centre(tx, ty, h, w):
