@@ -85,19 +85,23 @@ Result<std::optional<BorrowedCall>> FrameworkCallElsewhere(const profiler::Profi
                                                            const profiler::Fingerprint& self) {
   Result<std::vector<profiler::Fingerprint>> devices = store.Devices();
   if (!devices.ok()) return devices.status();
-  // First among the CPUs of `self`'s ISA (the same kernels' code paths, a CPU of its generation),
-  // then among any, so that shipping a profile of another ISA does not change what one borrows.
-  for (const bool same_isa : {true, false}) {
-    for (const profiler::Fingerprint& d : *devices) {
-      if (d.kind != "cpu" || d.id() == self.id() || (same_isa && d.isa != self.isa)) continue;
-      Result<std::vector<profiler::Microbenchmark>> bs = store.Microbenchmarks(d);
-      if (!bs.ok()) return bs.status();
-      for (const profiler::Microbenchmark& b : *bs)
-        if (b.name == profiler::kFrameworkCall && b.threads == 1)
-          return std::optional<BorrowedCall>(BorrowedCall{d.model, std::max(0.0, b.value)});
+  // The first CPU of `self`'s ISA (the same kernels' code paths, a CPU of its generation), else
+  // the first of any, so that shipping a profile of another ISA does not change what one borrows.
+  std::optional<BorrowedCall> any;
+  for (const profiler::Fingerprint& d : *devices) {
+    if (d.kind != "cpu" || d.id() == self.id()) continue;
+    if (any && d.isa != self.isa) continue;  // it could only be a later "any"
+    Result<std::vector<profiler::Microbenchmark>> bs = store.Microbenchmarks(d);
+    if (!bs.ok()) return bs.status();
+    for (const profiler::Microbenchmark& b : *bs) {
+      if (b.name != profiler::kFrameworkCall || b.threads != 1) continue;
+      BorrowedCall call{d.model, std::max(0.0, b.value)};
+      if (d.isa == self.isa) return std::optional<BorrowedCall>(call);
+      if (!any) any = call;
+      break;
     }
   }
-  return std::optional<BorrowedCall>();
+  return any;
 }
 
 Result<References> LoadReferences(const profiler::ProfileStore& store,

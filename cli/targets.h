@@ -23,9 +23,10 @@ struct BorrowedCall {
 };
 
 // PyTorch's cost per op call (framework_call_seconds) as the first CPU profile in `store` other
-// than `self` that measured it, at 1 thread, one of `self`'s ISA first: what a profile measured before the ATen module
-// existed, or without it, and a CPU predicted by scaling from such a profile, charge per op call
-// of a step lowered as PyTorch runs it. None where no other CPU profile has it.
+// than `self` that measured it, at 1 thread, one of `self`'s ISA first: what a profile measured
+// before the ATen module existed, or without it, and a CPU predicted by scaling from such a
+// profile, charge per op call of a step lowered as PyTorch runs it. None where no other CPU
+// profile has it.
 Result<std::optional<BorrowedCall>> FrameworkCallElsewhere(const profiler::ProfileStore& store,
                                                            const profiler::Fingerprint& self);
 
