@@ -18,6 +18,7 @@
 #include "engine/file_util.h"
 #include "engine/lowering.h"
 #include "engine/model_source.h"
+#include "profiler/cpu/aten_kernels.h"
 #include "profiler/cpu/onednn_backend.h"
 #include "profiler/cpu/torch_kernels.h"
 #include "profiler/fingerprint.h"
@@ -95,6 +96,19 @@ Result<profiler::StepReplay> Replay(const StepOps& step, int threads, const Prof
 }
 
 namespace {
+
+// PyTorch's products (the aten=1 rows) run in the system BLAS, timed here as PyTorch runs them on
+// this machine. Where OpenBLAS did not know the CPU and fell back to pre-AVX2 kernels, they are
+// that slow here and may not be on a machine with a newer OpenBLAS: say so, once, after the rows
+// are stored (profiler::BlasCoreBelowIsa).
+void WarnOfOldBlasKernels(const profiler::Fingerprint& here) {
+  std::string core = profiler::SystemBlasCore();
+  if (!profiler::BlasCoreBelowIsa(core, here.isa)) return;
+  std::cerr << "epochcost: warning: the system BLAS (OpenBLAS) runs its " << core
+            << " kernels on this CPU, which has AVX2: it does not know this model, so PyTorch's "
+               "products were timed at that speed, as PyTorch runs them here (OPENBLAS_CORETYPE="
+               "Haswell or newer, set for both the profile and the training, changes it)\n";
+}
 
 // The device measured: its backend, fingerprint, how steps are lowered for it and how long each
 // signature is timed (GPU signatures are timed for 50 ms: a GPU runs each one many times in that).
@@ -372,6 +386,7 @@ int ProfileModels(const ProfileOptions& o) {
     std::cout << "profiled on " << here.model << " (" << here.library
               << "): " << Counted(measured, "signature") << " measured, " << reused
               << " already stored\n";
+  if (o.device != "gpu") WarnOfOldBlasKernels(here);
   if (!skipped.empty()) {
     std::cerr << "epochcost: warning: " << Counted(skipped.size(), "signature")
               << " could not be measured on this device (first: " << skipped.front() << ")\n";

@@ -8,10 +8,12 @@
 #include <array>
 #include <chrono>
 #include <cmath>
+#include <cctype>
 #include <cstring>
 #include <limits>
 #include <memory>
 #include <random>
+#include <sstream>
 #include <string>
 #include <vector>
 
@@ -204,6 +206,7 @@ Result<std::function<void()>> Optimizer(const OpSignature& s) {
 struct SystemBlas {
   decltype(&::cblas_sgemm) sgemm = nullptr;
   void (*set_threads)(int) = nullptr;  // openblas_set_num_threads; null for another BLAS
+  char* (*core_name)() = nullptr;      // openblas_get_corename; null for another BLAS
 };
 
 Result<const SystemBlas*> LoadSystemBlas() {
@@ -220,12 +223,40 @@ Result<const SystemBlas*> LoadSystemBlas() {
     if (!lib) return Status::Unsupported("cannot load the system BLAS (libblas.so.3): " + why);
     blas.sgemm = reinterpret_cast<decltype(blas.sgemm)>(dlsym(lib, "cblas_sgemm"));
     blas.set_threads = reinterpret_cast<void (*)(int)>(dlsym(lib, "openblas_set_num_threads"));
+    blas.core_name = reinterpret_cast<char* (*)()>(dlsym(lib, "openblas_get_corename"));
     if (!blas.sgemm) return Status::Unsupported("the system BLAS (libblas.so.3) lacks cblas_sgemm");
     return Status::Ok();
   }();  // thread-safe once: a static's initialiser
   if (!loaded.ok()) return loaded;
   return &blas;
 }
+
+}  // namespace
+
+std::string SystemBlasCore() {
+  Result<const SystemBlas*> blas = LoadSystemBlas();
+  if (!blas.ok() || !(*blas)->core_name) return "";
+  const char* name = (*blas)->core_name();
+  return name ? name : "";
+}
+
+bool BlasCoreBelowIsa(const std::string& core, const std::string& isa) {
+  std::istringstream words(isa);
+  std::string word;
+  bool avx2 = false;
+  while (words >> word) avx2 = avx2 || word == "avx2";
+  if (!avx2 || core.empty()) return false;
+  std::string lower = core;
+  std::transform(lower.begin(), lower.end(), lower.begin(),
+                 [](unsigned char c) { return static_cast<char>(std::tolower(c)); });
+  // OpenBLAS's x86-64 kernel sets that use AVX2 (kernel/x86_64/KERNEL.*), oldest first.
+  for (const char* avx2_core : {"haswell", "excavator", "zen", "skylakex", "cooperlake",
+                                "sapphirerapids"})
+    if (lower == avx2_core) return false;
+  return true;
+}
+
+namespace {
 
 // OpenBLAS starts a thread per core unless told otherwise, and PyTorch's set_num_threads does not
 // reach it; the measured thread count is OpenMP's here, so OpenBLAS gets the same. Another BLAS

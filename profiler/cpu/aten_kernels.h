@@ -25,6 +25,7 @@
 #define EPOCHCOST_PROFILER_CPU_ATEN_KERNELS_H_
 
 #include <functional>
+#include <string>
 
 #include "engine/op_signature.h"
 
@@ -52,6 +53,20 @@ Result<AtenCall> AtenKernel(const OpSignature& sig);
 // its last one, so the workers are always polling, as in a step with dense layers. Null at one
 // thread, or where the system BLAS cannot be loaded.
 std::function<void()> BlasWorkersPolling();
+
+// The kernel set the system BLAS chose for this CPU when it was loaded, as OpenBLAS names it
+// (openblas_get_corename: "Haswell", "SkylakeX", "Prescott", ...); empty where the system BLAS is
+// another library or cannot be loaded. Loads it (and so starts OpenBLAS's threads) if no product
+// was profiled yet.
+std::string SystemBlasCore();
+
+// Whether `core` (as SystemBlasCore names it) is one of OpenBLAS's kernel sets older than AVX2 on
+// a CPU whose fingerprint ISA (`isa`, "avx2 fma ...") has AVX2. OpenBLAS's dynamic build picks its
+// kernels by CPUID family and model, and falls back to old SSE ones on a model it does not know:
+// Debian's 0.3.21 runs "Prescott" on the Emerald Rapids VM (family 6, model 207), where a 128 x
+// 784 by 784 x 512 product took 3.29 ms against 0.79 ms with OPENBLAS_CORETYPE=SkylakeX
+// (docs/accuracy.md, "An Emerald Rapids VM"). Case does not matter.
+bool BlasCoreBelowIsa(const std::string& core, const std::string& isa);
 
 }  // namespace epochcost::profiler
 

@@ -59,6 +59,23 @@ TEST(AtenKernelTest, BlasWorkersPollOnlyAtMoreThanOneThread) {
 }
 
 // A BLAS product is timed in a fresh epochcost-blas-probe process (blas_probe.h).
+TEST(AtenKernelTest, NamesOpenBlasKernelsOlderThanTheCpusIsa) {
+  // Debian's OpenBLAS 0.3.21 on the Emerald Rapids VM (family 6, model 207) chose "Prescott".
+  EXPECT_TRUE(BlasCoreBelowIsa("Prescott", "avx2 fma avx512f avx512_vnni avx512_bf16"));
+  EXPECT_TRUE(BlasCoreBelowIsa("SANDYBRIDGE", "avx2 fma"));
+  EXPECT_FALSE(BlasCoreBelowIsa("SkylakeX", "avx2 fma avx512f"));
+  EXPECT_FALSE(BlasCoreBelowIsa("Haswell", "avx2 fma avx512f"));
+  EXPECT_FALSE(BlasCoreBelowIsa("Zen", "avx2 fma"));
+  EXPECT_FALSE(BlasCoreBelowIsa("Prescott", "sse4_2"));  // the CPU has nothing better
+  EXPECT_FALSE(BlasCoreBelowIsa("", "avx2 fma"));         // not OpenBLAS
+}
+
+TEST(AtenKernelTest, NamesTheSystemBlasKernels) {
+  std::string core = SystemBlasCore();
+  if (core.empty()) GTEST_SKIP() << "the system BLAS is not OpenBLAS or is not installed";
+  EXPECT_EQ(core.find(' '), std::string::npos) << core;  // one kernel-set name
+}
+
 TEST(BlasProbeTest, TimesAProductInAFreshProcess) {
   const MeasureOptions three{
       .threads = 1, .warmup = 1, .min_repeats = 3, .min_time = Seconds::FromSeconds(0)};
