@@ -58,7 +58,6 @@ TEST(AtenKernelTest, BlasWorkersPollOnlyAtMoreThanOneThread) {
   omp_set_num_threads(threads);
 }
 
-// A BLAS product is timed in a fresh epochcost-blas-probe process (blas_probe.h).
 TEST(AtenKernelTest, NamesOpenBlasKernelsOlderThanTheCpusIsa) {
   // Debian's OpenBLAS 0.3.21 on the Emerald Rapids VM (family 6, model 207) chose "Prescott".
   EXPECT_TRUE(BlasCoreBelowIsa("Prescott", "avx2 fma avx512f avx512_vnni avx512_bf16"));
@@ -76,6 +75,7 @@ TEST(AtenKernelTest, NamesTheSystemBlasKernels) {
   EXPECT_EQ(core.find(' '), std::string::npos) << core;  // one kernel-set name
 }
 
+// A BLAS product is timed in a fresh epochcost-blas-probe process (blas_probe.h).
 TEST(BlasProbeTest, TimesAProductInAFreshProcess) {
   const MeasureOptions three{
       .threads = 1, .warmup = 1, .min_repeats = 3, .min_time = Seconds::FromSeconds(0)};
