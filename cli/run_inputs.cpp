@@ -189,10 +189,20 @@ std::vector<validation::RunResult> ResultsOf(const PredictedRuns& predicted) {
       x.predicted_usd = x.predicted_seconds / 3600 * *p.run.usd_per_hour;
       x.measured_usd = x.measured_seconds / 3600 * *p.run.usd_per_hour;
     }
-    if (p.run.faults_per_step && p.prediction.measured && p.prediction.page_fault.seconds() > 0)
-      x.page_fault_seconds = static_cast<double>(*p.run.faults_per_step) *
-                             p.prediction.page_fault.seconds() *
+    // The run's own price where it measured one: the profile's is that of the VM it was measured
+    // on, and two VMs of one CPU model differed 7x (docs/accuracy.md, "A third Zen 5 VM").
+    double price_us = 0;
+    if (p.run.page_fault_us) {
+      price_us = *p.run.page_fault_us;
+      x.page_fault_price_from_run = true;
+    } else if (p.prediction.measured) {
+      price_us = p.prediction.page_fault.seconds() * 1e6;
+    }
+    if (p.run.faults_per_step && price_us > 0) {
+      x.page_fault_price_us = price_us;
+      x.page_fault_seconds = static_cast<double>(*p.run.faults_per_step) * price_us * 1e-6 *
                              static_cast<double>(p.prediction.epoch.steps_per_epoch);
+    }
     results.push_back(std::move(x));
   }
   return results;

@@ -93,11 +93,12 @@ std::string CalibrationLines(const std::vector<profiler::StoredCalibration>& cs,
   return s.str();
 }
 
-// The runs that state their page faults per step, on a CPU whose profile measured what a fault
-// costs: the faults at that price, which no prediction includes (docs/run-logs.md), or "".
+// The runs that state their page faults per step and what a fault cost where they ran (or, on a
+// measured CPU, what its profile measured): the faults at that price, which no prediction
+// includes (docs/run-logs.md), or "".
 std::string PageFaultTable(const ValidationReport& r) {
-  std::vector<std::vector<std::string>> rows = {
-      {"Model", "Machine", "Faults/step", "Faults s", "Of measured", "Error with them"}};
+  std::vector<std::vector<std::string>> rows = {{"Model", "Machine", "Faults/step", "us/fault",
+                                                 "Faults s", "Of measured", "Error with them"}};
   std::vector<double> predicted, with_faults, measured;  // the table's runs
   for (const auto& x : r.results) {
     if (!x.page_fault_seconds) continue;
@@ -106,17 +107,20 @@ std::string PageFaultTable(const ValidationReport& r) {
     measured.push_back(x.measured_seconds);
     rows.push_back(
         {x.run.model, validation::RunLabel(x.run), std::to_string(*x.run.faults_per_step),
+         Number("%.2f", x.page_fault_price_us) +
+             (x.page_fault_price_from_run ? " run" : " profile"),
          Number("%.2f", *x.page_fault_seconds),
          Number("%.1f%%", 100 * *x.page_fault_seconds / x.measured_seconds),
          Number("%+.1f%%", validation::PercentError(x.predicted_seconds + *x.page_fault_seconds,
                                                     x.measured_seconds))});
   }
   if (rows.size() == 1) return "";
-  // What predicting each run's faults exactly, at the profiled price, would make of its MAPE.
-  return "\nPage faults the runs report, at the profiled CPU's page_fault_seconds (not in the "
-         "predictions):\n" +
-         RenderTable(rows, {false, false, true, true, true, true}) + "These " +
-         std::to_string(measured.size()) + (measured.size() == 1 ? " run: MAPE " : " runs: MAPE ") +
+  // What predicting each run's faults exactly, at that price, would make of its MAPE.
+  return "\nPage faults the runs report, at the price the run measured (run) or its profile's "
+         "page_fault_seconds (profile); not in the predictions:\n" +
+         RenderTable(rows, {false, false, true, true, true, true, true}) +
+         (measured.size() == 1 ? std::string("This run: MAPE ")
+                               : "These " + std::to_string(measured.size()) + " runs: MAPE ") +
          Number("%.1f%%", validation::Mape(predicted, measured)) + " as predicted, " +
          Number("%.1f%%", validation::Mape(with_faults, measured)) +
          " with the faults each reports\n";
@@ -234,7 +238,9 @@ nlohmann::ordered_json ReportJson(const ValidationReport& r) {
     e["measured_usd_per_epoch"] = x.measured_usd ? Json(*x.measured_usd) : Json(nullptr);
     if (x.page_fault_seconds)
       e["page_faults"] = {{"faults_per_step", *x.run.faults_per_step},
-                          {"seconds_per_epoch", *x.page_fault_seconds}};
+                          {"seconds_per_epoch", *x.page_fault_seconds},
+                          {"us_per_fault", x.page_fault_price_us},
+                          {"price_from", x.page_fault_price_from_run ? "run" : "profile"}};
     j["runs"].push_back(e);
   }
   j["summary"] = {{"runs", r.all.runs},

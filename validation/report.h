@@ -28,9 +28,13 @@ struct RunResult {
   double predicted_seconds = 0, measured_seconds = 0;
   double error_percent = 0;
   std::optional<double> predicted_usd, measured_usd;  // per epoch, at the run's price
-  // Same device, where the run states its faults per step and the profile measured
-  // page_fault_seconds: the faults' seconds per epoch at that price (not in predicted_seconds).
+  // Where the run states its faults per step and what a fault costs (page_fault_us, measured on
+  // the run's machine), or is predicted on the device it ran on with a profile that measured
+  // page_fault_seconds: the faults' seconds per epoch at that price (not in predicted_seconds),
+  // the price in microseconds, and whether it is the run's own.
   std::optional<double> page_fault_seconds;
+  double page_fault_price_us = 0;
+  bool page_fault_price_from_run = false;
 };
 
 struct GroupSummary {

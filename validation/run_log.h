@@ -46,6 +46,11 @@ struct RunRecord {
   // Minor page faults per training step, as the harness counts them (getrusage): not predicted,
   // but `validate` prices them at the profiled CPU's page_fault_seconds (docs/run-logs.md).
   std::optional<int64_t> faults_per_step;
+  // What one of those faults cost on the run's machine, in microseconds per 4 KiB (column
+  // page_fault_us, the harness's in-process microbenchmark): `validate` prices the run's faults
+  // at it rather than at its profile's page_fault_seconds, which another VM of the same CPU may
+  // have measured at a seventh of it (docs/run-logs.md).
+  std::optional<double> page_fault_us;
   // Whether the host allocator keeps the memory a step frees (column allocator: "keeps", as
   // jemalloc, tcmalloc or glibc with its trim and mmap thresholds raised do) or returns it to the
   // operating system ("returns" or not stated: glibc's malloc with its defaults), to be faulted

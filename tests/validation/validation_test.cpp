@@ -130,6 +130,25 @@ TEST(RunLogTest, FaultsPerStepIsACountWhereStated) {
   }
 }
 
+// page_fault_us: what a fault cost on the run's machine, above 0 and at most 1 ms; empty is "not
+// stated" (validate then prices the faults at the profile's page_fault_seconds).
+TEST(RunLogTest, PageFaultPriceIsPositiveMicrosecondsWhereStated) {
+  const std::string head =
+      "model,target,batch,samples,seconds_per_epoch,framework,faults_per_step,page_fault_us\n";
+  const std::string run = "imdb_fasttext,local-cpu,32,25000,19.0,pytorch,1654,";
+  Result<RunLog> log = ParseRunLog(head + run + "12.05\n" + run + "\n", "f.csv", false);
+  ASSERT_TRUE(log.ok()) << log.status().message();
+  ASSERT_EQ(log->runs.size(), 2u);
+  EXPECT_EQ(log->runs[0].page_fault_us, std::optional<double>(12.05));
+  EXPECT_FALSE(log->runs[1].page_fault_us.has_value());
+  for (const char* bad : {"0", "-1.5", "fast", "2000", "12us"}) {
+    Result<RunLog> r = ParseRunLog(head + run + bad + "\n", "f.csv", false);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.status().message().find("f.csv:2: page_fault_us '"), std::string::npos)
+        << r.status().message();
+  }
+}
+
 // The allocator column: keeps or returns (empty: returns, glibc's malloc as it comes).
 TEST(RunLogTest, AllocatorKeepsOrReturns) {
   const std::string head = "model,target,batch,samples,seconds_per_epoch,framework,allocator\n";

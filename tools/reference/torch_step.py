@@ -40,6 +40,7 @@ import csv
 import datetime
 import json
 import math
+import mmap
 import os
 import resource
 import sys
@@ -235,7 +236,33 @@ class Net(nn.Module):
 RUN_LOG_COLUMNS = ["model", "target", "kind", "label", "batch", "precision", "optimizer",
                    "layout", "threads", "gpus", "samples", "val_samples", "seconds_per_epoch",
                    "first_epoch_seconds", "usd_per_hour", "framework", "framework_version",
-                   "source", "faults_per_step", "allocator"]
+                   "source", "faults_per_step", "allocator", "page_fault_us"]
+
+
+def page_fault_us(rounds=5):
+    """What faulting in 4 KiB of fresh memory costs this process, in microseconds (the run log's
+    page_fault_us): an anonymous private 64 MiB mapping touched a page at a time and unmapped, as
+    epochcost's page_fault_seconds microbenchmark does (profiler/microbench.cpp), less the same
+    touches of pages already there (Python's loop); the median of `rounds`. The price is the
+    VM's, not the CPU model's: 1.6 us and 12 us on two VMs of the same Zen 5 CPU
+    (docs/accuracy.md, "A third Zen 5 VM")."""
+    size, page = 64 << 20, 4096
+    costs = []
+    for _ in range(rounds):
+        start = time.perf_counter()
+        m = mmap.mmap(-1, size, flags=mmap.MAP_PRIVATE | mmap.MAP_ANONYMOUS)
+        for i in range(0, size, page):
+            m[i] = 1
+        faulted = time.perf_counter()
+        for i in range(0, size, page):
+            m[i] = 2
+        touched = time.perf_counter()
+        m.close()
+        end = time.perf_counter()
+        costs.append(((faulted - start) - (touched - faulted) + (end - touched))
+                     / (size // page) * 1e6)
+    costs.sort()
+    return costs[len(costs) // 2]
 
 
 def cpu_model():
@@ -340,14 +367,15 @@ def write_run_log(a, doc, dev, batch, opt_name, median, p10, p90, mean):
                     "pytorch", torch.__version__,
                     "tools/reference/torch_step.py %s: %s of %d steps after %d warm-up "
                     "(median %.3f ms, p10 %.3f ms, p90 %.3f ms, mean %.3f ms; host %.3f ms) x %d "
-                    "steps; %.0f minor page faults per step; allocator: %s; OpenMP: %s; recipe: "
-                    "%s; lr %g" %
+                    "steps; %.0f minor page faults per step at %.2f us each; allocator: %s; "
+                    "OpenMP: %s; recipe: %s; lr %g" %
                     (datetime.date.today().isoformat(), a.epoch_from, a.steps, a.warmup,
                      median * 1e3, p10 * 1e3, p90 * 1e3, mean * 1e3, a.host_ms, steps,
-                     a.faults_per_step,
+                     a.faults_per_step, a.page_fault_us,
                      allocator(), thread_runtime(),
                      recipe(a), a.lr), "%.0f" % a.faults_per_step,
-                    ("keeps" if allocator_keeps() else "returns") if cpu else ""])
+                    ("keeps" if allocator_keeps() else "returns") if cpu else "",
+                    "%.2f" % a.page_fault_us if cpu else ""])
 
 
 def count_calls(step, name, batch):
@@ -555,6 +583,7 @@ def main():
     # Pages the timed steps faulted in: on a CPU mostly memory glibc returned to the kernel and
     # the next step touched again (docs/accuracy.md, "Where the remaining gap is").
     a.faults_per_step = (resource.getrusage(resource.RUSAGE_SELF).ru_minflt - faults) / a.steps
+    a.page_fault_us = page_fault_us() if dev.type != "cuda" else 0.0
     times.sort()
     q = lambda f: times[min(len(times) - 1, int(f * (len(times) - 1) + 0.5))]
     if a.kernels:
