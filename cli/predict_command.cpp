@@ -163,12 +163,14 @@ nlohmann::ordered_json RecordJson(const Prediction& p, const Result<PathRecord>&
 // What this CPU takes to fault in fresh memory, where its profile measured it: not in the step,
 // whose ops run on memory they keep, but a framework whose allocator returns a step's memory to
 // the operating system pays it again for each 4 KiB each step (docs/profiles.md); with an
-// allocator that keeps it (--allocator keeps) the step does not.
+// allocator that keeps it (--allocator keeps) the step does not. The price is the profiled VM's:
+// another VM of the same CPU paid 6-10x as much (docs/accuracy.md, "A third Zen 5 VM").
 std::string PageFaultLine(const Prediction& p) {
   if (p.page_fault.seconds() <= 0) return "";
   char line[300];
   std::snprintf(line, sizeof line,
-                "not in the step: page faults, %.2f us per 4 KiB of fresh memory here (%s)\n",
+                "not in the step: page faults, %.2f us per 4 KiB of fresh memory where this "
+                "CPU was profiled (%s)\n",
                 p.page_fault.seconds() * 1e6,
                 p.allocator_keeps ? "none each step: the allocator keeps its memory"
                                   : "paid each step for memory a framework's allocator returns "
