@@ -280,10 +280,13 @@ Result<Prediction> Predictor::PredictMeasured(const PredictionRequest& r, const 
     }
   }
   for (const auto& b : *bs) {
-    if (b.threads != p.threads || p.gpu) continue;
-    if (b.name == "triad_bytes_per_second")
+    if (p.gpu) break;
+    if (b.name == "triad_bytes_per_second" && b.threads == p.threads)
       p.bandwidth = BytesPerSecond::FromBytesPerSecond(b.value);
-    if (b.name == "page_fault_seconds") p.page_fault = Seconds::FromSeconds(b.value);
+    // One thread's price where the profile has it, else the run's thread count's.
+    if (b.name == "page_fault_seconds" &&
+        (b.threads == 1 || (b.threads == p.threads && p.page_fault.seconds() <= 0)))
+      p.page_fault = Seconds::FromSeconds(b.value);
   }
   const Seconds launch = Seconds::FromSeconds(overhead.value_or(0));
   std::optional<Seconds> serial_overhead;

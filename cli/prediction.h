@@ -67,7 +67,11 @@ struct Prediction {
   double memory_passes = 0;      // a calibration's, over each op's traffic at `bandwidth`
   bool allocator_keeps = false;  // the request's: a calibration's memory passes left out
   BytesPerSecond bandwidth;      // CPU: the memory bandwidth of the cores used (0: unknown)
-  Seconds page_fault;            // measured CPU: to fault in 4 KiB of fresh memory (0: unknown)
+  // Measured CPU: to fault in 4 KiB of fresh memory, one thread faulting (0: unknown). The
+  // 1-thread figure at any thread count: a framework's step faults its fresh pages in from one
+  // thread, and that price read 2-thread glibc logs of four CPUs better than the microbenchmark's
+  // two threads faulting at once (docs/accuracy.md, "A second Intel Xeon (AMX) VM").
+  Seconds page_fault;
   // The input pipeline (PredictionRequest::input_per_sample): its CPU time per step, what it adds
   // to the step, and whether the step waits for it (a GPU's host). On a machine, as
   // MachinePrediction has them.

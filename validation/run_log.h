@@ -44,7 +44,8 @@ struct RunRecord {
   std::optional<double> first_epoch_seconds;
   std::optional<double> usd_per_hour;  // the price the run paid
   // Minor page faults per training step, as the harness counts them (getrusage): not predicted,
-  // but `validate` prices them at the profiled CPU's page_fault_seconds (docs/run-logs.md).
+  // but `validate` prices them at page_fault_us, else at the profiled CPU's 1-thread
+  // page_fault_seconds (docs/run-logs.md).
   std::optional<int64_t> faults_per_step;
   // What one of those faults cost on the run's machine, in microseconds per 4 KiB (column
   // page_fault_us, the harness's in-process microbenchmark): `validate` prices the run's faults
