@@ -131,7 +131,7 @@ TEST(RunLogTest, FaultsPerStepIsACountWhereStated) {
 }
 
 // page_fault_us: what a fault cost on the run's machine, above 0 and at most 1 ms; empty is "not
-// stated" (validate then prices the faults at the profile's page_fault_seconds).
+// stated" (validate then prices the faults at the profile's 1-thread page_fault_seconds).
 TEST(RunLogTest, PageFaultPriceIsPositiveMicrosecondsWhereStated) {
   const std::string head =
       "model,target,batch,samples,seconds_per_epoch,framework,faults_per_step,page_fault_us\n";
