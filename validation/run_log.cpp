@@ -187,13 +187,12 @@ Result<RunLog> ParseRunLog(std::string_view text, const std::string& origin, boo
       run.faults_per_step = *faults;
     }
     if (const std::string price = field("page_fault_us"); !price.empty()) {
-      char* end = nullptr;
-      const double us = std::strtod(price.c_str(), &end);
-      if (end != price.c_str() + price.size() || !(us > 0) || us > kMaxPageFaultUs)
+      Result<double> us = ParsePositive(price, "page_fault_us");
+      if (!us.ok() || *us > kMaxPageFaultUs)
         return Status::InvalidArgument("page_fault_us '" + price +
                                        "' is not a number of microseconds above 0 and at most "
                                        "1000");
-      run.page_fault_us = us;
+      run.page_fault_us = *us;
     }
     const std::string allocator = field("allocator");
     if (!allocator.empty() && allocator != "keeps" && allocator != "returns")
