@@ -6,6 +6,8 @@
 #include <iostream>
 #include <limits>
 #include <nlohmann/json.hpp>
+#include <optional>
+#include <set>
 
 #include "cli/commands.h"
 #include "cli/format.h"
@@ -192,8 +194,9 @@ std::string InputPipelineLine(const Prediction& p) {
     // prepares the batch after the dispatch, in turn with it.
     const double helpers = vcpus - 1;
     where = helpers < 1
-                ? std::string("on the host's only vCPU, after the dispatch: the step waits for it "
-                              "(input-bound)")
+                ? std::string(
+                      "on the host's only vCPU, after the dispatch: the step waits for it "
+                      "(input-bound)")
                 : "on the " + Number("%g", helpers) + " vCPUs beside the dispatching one: " +
                       (p.input_bound ? "the step waits for it (input-bound)"
                                      : "hidden behind the GPUs' step");
@@ -216,8 +219,61 @@ void JsonInputPipeline(const Prediction& p, nlohmann::ordered_json* j) {
   (*j)["input_bound"] = p.input_bound;
 }
 
+// On a measured CPU, the profiled thread count whose epoch is predicted shortest, where it is not
+// the one asked for and the prediction is at least kFasterThreads faster: a framework's thread
+// pools can make a step slower at more threads than at fewer (on the 2-vCPU development VMs,
+// PyTorch's LSTM and MLP steps at 1 thread against 2; docs/accuracy.md, "The fastest thread
+// count").
+struct FasterThreads {
+  int threads = 0;
+  Seconds step, epoch;
+};
+
+// A thread count's epoch must be this many times as fast to be named: below it lie the same
+// configuration's runs minutes apart (docs/accuracy.md, "What holds the same-CPU figures").
+constexpr double kFasterThreads = 1.05;
+
+std::optional<FasterThreads> FasterThreadCount(Predictor& predictor, const PredictOptions& o,
+                                               const Prediction& p) {
+  if (p.gpu || !p.measured) return std::nullopt;
+  Result<std::vector<profiler::Microbenchmark>> benches =
+      predictor.profiles().Microbenchmarks(predictor.profiles().device());
+  if (!benches.ok()) return std::nullopt;
+  std::set<int> counts;
+  // On this machine, only the counts it can run (a profile imported from a larger VM of the
+  // same CPU may hold more).
+  const int most =
+      o.request.on == "local-cpu" ? HardwareThreads() : std::numeric_limits<int>::max();
+  for (const profiler::Microbenchmark& b : *benches)
+    if (b.threads != p.threads && b.threads <= most) counts.insert(b.threads);
+  std::optional<FasterThreads> best;
+  for (const int threads : counts) {
+    PredictionRequest r = o.request;
+    r.threads = threads;
+    Result<Prediction> other = predictor.Predict(r);  // fails where an op is not profiled there
+    if (!other.ok() || other->epoch.epoch.seconds() <= 0) continue;
+    if (other->epoch.epoch * kFasterThreads > p.epoch.epoch) continue;
+    if (!best || other->epoch.epoch < best->epoch)
+      best = FasterThreads{threads, other->epoch.step, other->epoch.epoch};
+  }
+  return best;
+}
+
+// "faster at 1 thread: ..." for FasterThreadCount's answer, or "".
+std::string FasterThreadsLine(const Prediction& p, const std::optional<FasterThreads>& f) {
+  if (!f) return "";
+  char line[320];
+  std::snprintf(line, sizeof line,
+                "faster at %d thread%s: epoch %.2f s (step %.3f ms), %.2fx as fast as at %d, from "
+                "this profile's rows (OMP_NUM_THREADS=%d OPENBLAS_NUM_THREADS=%d)\n",
+                f->threads, f->threads == 1 ? "" : "s", f->epoch.seconds(), f->step.milliseconds(),
+                p.epoch.epoch / f->epoch, p.threads, f->threads, f->threads);
+  return line;
+}
+
 // On the measured device: its own op times.
-int PrintMeasured(const PredictOptions& o, const Prediction& p, const Result<PathRecord>& record) {
+int PrintMeasured(const PredictOptions& o, const Prediction& p, const Result<PathRecord>& record,
+                  const std::optional<FasterThreads>& faster) {
   const EpochPrediction& e = p.epoch;
   if (o.json) {
     nlohmann::ordered_json j;
@@ -244,6 +300,11 @@ int PrintMeasured(const PredictOptions& o, const Prediction& p, const Result<Pat
     j["epoch_seconds"] = e.epoch.seconds();
     JsonInputPipeline(p, &j);
     if (p.page_fault.seconds() > 0) j["page_fault_seconds"] = p.page_fault.seconds();
+    if (faster)
+      j["faster_threads"] = {{"threads", faster->threads},
+                             {"step_seconds", faster->step.seconds()},
+                             {"epoch_seconds", faster->epoch.seconds()},
+                             {"speedup", p.epoch.epoch / faster->epoch}};
     j["validation"] = RecordJson(p, record);
     j["ops"] = OpsJson(e.ops);
     std::cout << j.dump(2) << "\n";
@@ -267,7 +328,7 @@ int PrintMeasured(const PredictOptions& o, const Prediction& p, const Result<Pat
                 "epoch %.2f s = %lld steps x %.3f ms + %lld validation steps x %.3f ms\n",
                 e.epoch.seconds(), static_cast<long long>(e.steps_per_epoch), e.step.milliseconds(),
                 static_cast<long long>(e.eval_steps), e.eval_step.milliseconds());
-  std::cout << line << PageFaultLine(p) << RecordLine(p, record);
+  std::cout << line << FasterThreadsLine(p, faster) << PageFaultLine(p) << RecordLine(p, record);
   std::vector<std::vector<std::string>> rows = {
       {"Share", "ms/step", "Count", "GFLOP/s", "Op", "Source"}};
   for (size_t i = 0; i < e.ops.size() && static_cast<int>(i) < o.top; ++i) {
@@ -398,7 +459,8 @@ int Predict(PredictOptions o) {
       ShippedRecordsOf(
           {path}, validation::PrecisionLabel(PrecisionName(p->lowering), p->lowering.channels_last),
           o.profiles, o.catalog));
-  return p->measured ? PrintMeasured(o, *p, record) : PrintElsewhere(o, *p, record);
+  if (!p->measured) return PrintElsewhere(o, *p, record);
+  return PrintMeasured(o, *p, record, FasterThreadCount(**predictor, o, *p));
 }
 
 }  // namespace
