@@ -4,9 +4,10 @@ every configuration it measured at both 1 and 2 threads (same model, precision, 
 allocator), whether the thread count `predict` would name as faster (its predicted epoch at
 least 1.05x as fast as the one asked for, cli/predict_command.cpp kFasterThreads) was the faster
 one in the runs, and by how much. The predictions are `epochcost validate LOG --json`'s,
-uncalibrated, from the profiles in the store (the shipped ones by default). Analysis only.
+uncalibrated (with --calibrated, as `validate --calibrated` applies the stored or shipped
+calibrations), from the profiles in the store (the shipped ones by default). Analysis only.
 
-    tools/validation/fastest_threads.py [--epochcost build/cli/epochcost] LOG...
+    tools/validation/fastest_threads.py [--epochcost build/cli/epochcost] [--calibrated] LOG...
 
 docs/accuracy.md, "The fastest thread count".
 """
@@ -19,9 +20,10 @@ import subprocess
 FASTER = 1.05  # cli/predict_command.cpp, kFasterThreads
 
 
-def pairs(epochcost, log):
+def pairs(epochcost, log, calibrated):
     """(model, {threads: (predicted, measured)}) for each configuration run at 1 and 2 threads."""
-    out = subprocess.run([epochcost, "validate", log, "--json"], capture_output=True, text=True)
+    command = [epochcost, "validate", log, "--json"] + (["--calibrated"] if calibrated else [])
+    out = subprocess.run(command, capture_output=True, text=True)
     if out.returncode != 0:
         return []
     rows = list(csv.DictReader(open(log, newline="")))
@@ -39,9 +41,10 @@ def pairs(epochcost, log):
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("--epochcost", default="build/cli/epochcost")
+    ap.add_argument("--calibrated", action="store_true")
     ap.add_argument("logs", nargs="+")
     a = ap.parse_args()
-    found = [(log, model, v) for log in a.logs for model, v in pairs(a.epochcost, log)]
+    found = [(log, model, v) for log in a.logs for model, v in pairs(a.epochcost, log, a.calibrated)]
     print("%d configurations at 1 and 2 threads in %d logs" %
           (len(found), len({log for log, _, _ in found})))
     for asked, other in (("2", "1"), ("1", "2")):
