@@ -227,6 +227,7 @@ void JsonInputPipeline(const Prediction& p, nlohmann::ordered_json* j) {
 struct FasterThreads {
   int threads = 0;
   Seconds step, epoch;
+  double speedup = 1;  // the asked-for count's epoch over this one's
 };
 
 // A thread count's epoch must be this many times as fast to be named: below it lie the same
@@ -254,7 +255,8 @@ std::optional<FasterThreads> FasterThreadCount(Predictor& predictor, const Predi
     if (!other.ok() || other->epoch.epoch.seconds() <= 0) continue;
     if (other->epoch.epoch * kFasterThreads > p.epoch.epoch) continue;
     if (!best || other->epoch.epoch < best->epoch)
-      best = FasterThreads{threads, other->epoch.step, other->epoch.epoch};
+      best = FasterThreads{threads, other->epoch.step, other->epoch.epoch,
+                           p.epoch.epoch / other->epoch.epoch};
   }
   return best;
 }
@@ -267,7 +269,7 @@ std::string FasterThreadsLine(const Prediction& p, const std::optional<FasterThr
                 "faster at %d thread%s: epoch %.2f s (step %.3f ms), %.2fx as fast as at %d, from "
                 "this profile's rows (OMP_NUM_THREADS=%d OPENBLAS_NUM_THREADS=%d)\n",
                 f->threads, f->threads == 1 ? "" : "s", f->epoch.seconds(), f->step.milliseconds(),
-                p.epoch.epoch / f->epoch, p.threads, f->threads, f->threads);
+                f->speedup, p.threads, f->threads, f->threads);
   return line;
 }
 
@@ -304,7 +306,7 @@ int PrintMeasured(const PredictOptions& o, const Prediction& p, const Result<Pat
       j["faster_threads"] = {{"threads", faster->threads},
                              {"step_seconds", faster->step.seconds()},
                              {"epoch_seconds", faster->epoch.seconds()},
-                             {"speedup", p.epoch.epoch / faster->epoch}};
+                             {"speedup", faster->speedup}};
     j["validation"] = RecordJson(p, record);
     j["ops"] = OpsJson(e.ops);
     std::cout << j.dump(2) << "\n";
