@@ -12,8 +12,9 @@ MIN_BYTES (default 0) leaves out the blocks smaller than it. docs/accuracy.md ("
 page faults come from") compares it with the heap's growth strace sees: it is glibc's rules in
 outline, not its bins, and reads mnist_cnn's heap at about half of what glibc grows it by.
 """
-import os
 import sys
+
+import trace_lines
 
 PAGE = 4096
 MMAP_MAX = 32 << 20
@@ -100,29 +101,19 @@ class Heap:
 
 def main(path, min_bytes):
     heap, per_step, before = Heap(), [], 0
-    if not os.path.isfile(path):
-        sys.exit("heap_sim.py: %s: no such trace file" % path)
-    with open(path) as f:
-        for number, line in enumerate(f, 1):
-            p = line.split()
-            if not p:
-                continue
-            try:
-                if p[0] == "m":
-                    per_step.append(heap.faults - before)
-                    before = heap.faults
-                elif p[0] in "+ca":
-                    if int(p[3]) >= min_bytes:
-                        heap.malloc(p[1], int(p[3]))
-                elif p[0] == "-":
-                    heap.release(p[1])
-                elif p[0] == "r":
-                    heap.release(p[2])
-                    if int(p[3]) >= min_bytes:
-                        heap.malloc(p[1], int(p[3]))
-            except (IndexError, ValueError):
-                sys.exit("%s:%d: not a trace line (OP ADDRESS OLD_ADDRESS BYTES THREAD)"
-                         % (path, number))
+    for op, address, old_address, size in trace_lines.events(path, "heap_sim.py"):
+        if op == "m":
+            per_step.append(heap.faults - before)
+            before = heap.faults
+        elif op in "+ca":
+            if size >= min_bytes:
+                heap.malloc(address, size)
+        elif op == "-":
+            heap.release(address)
+        elif op == "r":
+            heap.release(old_address)
+            if size >= min_bytes:
+                heap.malloc(address, size)
     per_step.append(heap.faults - before)
     print("%s: modelled faults of each step (from the trace's start to its first mark, then "
           "mark to mark): %s" % (path, " ".join(str(n) for n in per_step)))

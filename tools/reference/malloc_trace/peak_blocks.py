@@ -10,6 +10,8 @@ returns that memory; nothing here feeds a prediction.
 """
 import sys
 
+import trace_lines
+
 THRESHOLDS = (64 << 10, 256 << 10, 1 << 20)
 
 
@@ -34,24 +36,16 @@ def main(paths):
                 if n >= t:
                     live[t] -= n
 
-        with open(path) as f:
-            for number, line in enumerate(f, 1):
-                p = line.split()
-                if not p:
-                    continue
-                try:
-                    if p[0] in "+ca":
-                        size[p[1]] = int(p[3])
-                        add(int(p[3]))
-                    elif p[0] == "-":
-                        remove(size.pop(p[1], 0))  # a block from before the trace: not counted
-                    elif p[0] == "r":
-                        remove(size.pop(p[2], 0))
-                        size[p[1]] = int(p[3])
-                        add(int(p[3]))
-                except (IndexError, ValueError):
-                    sys.exit("%s:%d: not a trace line (OP ADDRESS OLD_ADDRESS BYTES THREAD)"
-                             % (path, number))
+        for op, address, old_address, n in trace_lines.events(path, "peak_blocks.py"):
+            if op in "+ca":
+                size[address] = n
+                add(n)
+            elif op == "-":
+                remove(size.pop(address, 0))  # a block from before the trace: not counted
+            elif op == "r":
+                remove(size.pop(old_address, 0))
+                size[address] = n
+                add(n)
         mib = 1 << 20
         print(path + ": " + "; ".join(
             ">= %d KiB: allocated %.1f MiB, peak %.1f MiB (%d pages), live at the end %.1f MiB"
