@@ -1,8 +1,8 @@
 #!/usr/bin/python3
 """What glibc asks of the kernel in each PyTorch training step of an epochcost model: the heap's
 growth and shrinking (brk) and the large mappings (mmap, munmap of 64 KiB and more), step by
-step, from strace (checking only: it explains the page faults of docs/accuracy.md, "Where a
-step's page faults come from"; nothing here feeds a prediction).
+step, from strace (checking only: it explains the page faults of docs/accuracy.md, section
+"The tenth Zen 4 VM"; nothing here feeds a prediction).
 
     /usr/bin/python3 tools/reference/malloc_trace/brk_steps.py data/models/mnist_cnn.json 1
 

@@ -8,9 +8,9 @@ freed (at most 32 MiB) and the trim threshold to twice it; the top returned to t
 
     /usr/bin/python3 tools/reference/malloc_trace/heap_sim.py /tmp/mnist_cnn.whole [MIN_BYTES]
 
-MIN_BYTES (default 0) leaves out the blocks smaller than it. docs/accuracy.md ("Where a step's
-page faults come from") compares it with the heap's growth strace sees: it is glibc's rules in
-outline, not its bins, and reads mnist_cnn's heap at about half of what glibc grows it by.
+MIN_BYTES (default 0) leaves out the blocks smaller than it. docs/accuracy.md (section "The
+tenth Zen 4 VM") compares it with what glibc did: it is glibc's rules in outline, not its bins,
+and reads mnist_cnn's heap at about half of what glibc grows it by.
 """
 import sys
 
