@@ -62,8 +62,9 @@ def main():
         runs = sum(c[1] for g, c in counts.items() if g[2] == allocator)
         print("allocator %s: %d of %d runs inside the band" % (allocator, inside, runs))
     for (model, threads, allocator), (inside, runs) in sorted(counts.items()):
-        print("  %-24s %s thread%s %-8s %3d of %3d" % (model, threads, "" if threads == "1" else "s",
-                                                       allocator, inside, runs))
+        plural = "" if threads == "1" else "s"
+        print("  %-24s %s thread%s %-8s %3d of %3d" % (model, threads, plural, allocator, inside,
+                                                       runs))
 
 
 if __name__ == "__main__":

@@ -44,7 +44,8 @@ def main():
     ap.add_argument("--calibrated", action="store_true")
     ap.add_argument("logs", nargs="+")
     a = ap.parse_args()
-    found = [(log, model, v) for log in a.logs for model, v in pairs(a.epochcost, log, a.calibrated)]
+    found = [(log, model, v) for log in a.logs
+             for model, v in pairs(a.epochcost, log, a.calibrated)]
     print("%d configurations at 1 and 2 threads in %d logs" %
           (len(found), len({log for log, _, _ in found})))
     for asked, other in (("2", "1"), ("1", "2")):

@@ -7,14 +7,16 @@ step, from strace (checking only: it explains the page faults of docs/accuracy.m
     /usr/bin/python3 tools/reference/malloc_trace/brk_steps.py data/models/mnist_cnn.json 1
 
 The model is trained by tools/reference/torch_step.py (same model, batch and optimizer; glibc's
-defaults unless the environment sets MALLOC_*), 16 steps after 4 of warm-up, under `strace -f`.
-Steps 1-4 are the warm-up's; the last row runs on to the process's exit. Each step starts where
-the optimizer's zero_grad is called, marked in the trace by a stat() of a
-path that does not exist, whose name ends in the process's minor faults so far (getrusage). A page the heap grows by is faulted in when the step first writes it,
-so a step's heap growth in pages is the part of its minor faults that glibc's heap causes.
+defaults unless the environment sets MALLOC_*), 16 steps after 4 of warm-up, under `strace -f`
+(Debian's strace package). Steps 1-4 are the warm-up's; the last row runs on to the process's
+exit. Each step starts where the optimizer's zero_grad is called, marked in the trace by a stat()
+of a path that does not exist, whose name ends in the process's minor faults so far (getrusage).
+A page the heap grows by is faulted in when the step first writes it, so a step's heap growth in
+pages is the part of its minor faults that glibc's heap causes.
 """
 import os
 import re
+import shutil
 import subprocess
 import sys
 import tempfile
@@ -47,6 +49,8 @@ def main(argv):
     model, threads = argv
     if not os.path.isfile(model):
         sys.exit("brk_steps.py: %s: no such model file" % model)
+    if not shutil.which("strace"):
+        sys.exit("brk_steps.py: strace is not installed (apt-get install strace)")
     root = os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "..", "..")
     with tempfile.TemporaryDirectory() as tmp:
         script = os.path.join(tmp, "step.py")

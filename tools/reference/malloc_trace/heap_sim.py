@@ -4,7 +4,8 @@ whole-process trace of trace_step.py --from-start (shim.c's line format): the pa
 faults in when its blocks are placed best-fit in the heap's free chunks, else at its top; blocks
 at or above the mmap threshold mapped on their own; the threshold raised to each mapped block
 freed (at most 32 MiB) and the trim threshold to twice it; the top returned to the kernel, less
-128 KiB, when a free leaves it at least that large. Steps are the trace's 'm' marks.
+128 KiB, when a free of at least 64 KiB leaves it at least that large. Steps are the trace's 'm'
+marks.
 
     /usr/bin/python3 tools/reference/malloc_trace/heap_sim.py /tmp/mnist_cnn.whole [MIN_BYTES]
 
@@ -19,10 +20,12 @@ import trace_lines
 PAGE = 4096
 MMAP_MAX = 32 << 20
 TOP_PAD = 128 << 10
+CONSOLIDATION = 64 << 10  # glibc's FASTBIN_CONSOLIDATION_THRESHOLD: a smaller free never trims
 
 
 def up(x, a):
     return (x + a - 1) // a * a
+
 
 class Heap:
     def __init__(self):
@@ -87,7 +90,7 @@ class Heap:
         end = start + size
         if end == self.top:
             self.top = start
-            if freed >= (64 << 10) and self.mapped - self.top >= self.trim_threshold:
+            if freed >= CONSOLIDATION and self.mapped - self.top >= self.trim_threshold:
                 self.mapped = up(self.top + TOP_PAD, PAGE)
                 self.resident = min(self.resident, self.mapped)
             return
