@@ -6,9 +6,10 @@ its timed steps times the steps of an epoch, as issue 3 asks (the median of at l
 An epoch's wall time is the sum of its steps, so its mean times the steps. Where steps are
 bimodal (two thread pools sharing two vCPUs, docs/accuracy.md "The whole step replayed") the two
 differ. Each row's source text gives the median round's median and mean step; this prints, per
-machine (the log's label), model and thread count over the logs given, how many runs, the mean/median ratio (median and
-range over the runs), and the median step's and mean step's spread between runs (slowest over
-fastest): which statistic is the steadier target. Not used by the product.
+machine (the log's label), model and thread count over the logs given, how many runs, the
+mean/median ratio (median and range over the runs), and the median step's and mean step's
+spread between runs (slowest over fastest): which statistic is the steadier target. Not used
+by the product.
 Usage:
   tools/validation/step_mean_ratio.py LOG.csv...
 """
@@ -26,7 +27,8 @@ def main(paths):
     runs = {}
     for path in paths:
         try:
-            rows = list(csv.DictReader(open(path)))
+            with open(path, newline="") as f:
+                rows = list(csv.DictReader(f))
         except OSError as e:
             sys.exit(f"{path}: {e.strerror}")
         for line, row in enumerate(rows, start=2):
@@ -36,8 +38,13 @@ def main(paths):
             median, mean = float(match.group(1)), float(match.group(2))
             if median <= 0 or mean <= 0:
                 sys.exit(f"{path}:{line}: non-positive step time in source")
-            key = (row.get("label") or row["target"], row["model"], int(row["threads"] or 1),
-                   row.get("allocator") or "returns")
+            try:
+                key = (row.get("label") or row["target"], row["model"],
+                       int(row["threads"] or 1), row.get("allocator") or "returns")
+            except KeyError as e:
+                sys.exit(f"{path}:{line}: no {e.args[0]} column")
+            except ValueError:
+                sys.exit(f"{path}:{line}: threads {row['threads']!r} is not a whole number")
             runs.setdefault(key, []).append((median, mean))
     if not runs:
         sys.exit("no harness rows (source with 'median .. ms, p10 .., p90 .., mean .. ms') found")
@@ -45,8 +52,9 @@ def main(paths):
     for (label, model, threads, allocator), values in sorted(runs.items()):
         if label != machine:
             machine = label
-            print(f"\n{label}\n{'model':26} {'thr':>3} {'alloc':8} {'runs':>4}  {'mean/median':>11} "
-                  f"{'(range)':>13}  {'median spread':>13} {'mean spread':>11}")
+            print(f"\n{label}\n{'model':26} {'thr':>3} {'alloc':8} {'runs':>4}  "
+                  f"{'mean/median':>11} {'(range)':>13}  {'median spread':>13} "
+                  f"{'mean spread':>11}")
         ratios = [mean / median for median, mean in values]
         medians = [median for median, _ in values]
         means = [mean for _, mean in values]
