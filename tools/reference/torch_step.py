@@ -338,6 +338,62 @@ def recipe(a):
     return ",".join(parts) or "plain"
 
 
+def parallel_pass_us(threads, calls=2000):
+    """What one of ATen's parallel passes costs beyond its work at `threads` threads, in
+    microseconds: an add over 65,536 floats (two of ATen's 32,768-element grains) timed at
+    `threads` and at 1 thread, the median of `calls` each, the first less the second's share of
+    one thread. Where a VM's vCPUs run on cores whose caches lie far apart every pass pays for it:
+    on a 2-vCPU Zen 4 VM 1.1 us when a cache line took ~60 ns there and back between them, 3.3 us
+    when it took ~370 ns (docs/accuracy.md, "Near and far vCPUs"). The thread count is restored."""
+    x, y, z = torch.rand(65536), torch.rand(65536), torch.empty(65536)
+
+    def median_ns(n):
+        ts = []
+        for _ in range(n):
+            t = time.perf_counter_ns()
+            torch.add(x, y, out=z)
+            ts.append(time.perf_counter_ns() - t)
+        ts.sort()
+        return ts[len(ts) // 2]
+
+    torch.set_num_threads(threads)
+    median_ns(200)  # warm-up
+    many = median_ns(calls)
+    torch.set_num_threads(1)
+    median_ns(200)
+    one = median_ns(calls)
+    torch.set_num_threads(threads)
+    return max(0.0, (many - one / threads) * 1e-3)
+
+
+def sched_counters():
+    """This process's CPU seconds (all its threads), voluntary and involuntary context switches,
+    and the machine's idle (idle + iowait) and stolen seconds from /proc/stat's cpu line."""
+    r = resource.getrusage(resource.RUSAGE_SELF)
+    with open("/proc/stat") as f:
+        fields = [int(v) for v in f.readline().split()[1:]]
+    hz = os.sysconf("SC_CLK_TCK")
+    stolen = fields[7] if len(fields) > 7 else 0
+    return (time.process_time(), r.ru_nvcsw, r.ru_nivcsw, (fields[3] + fields[4]) / hz,
+            stolen / hz)
+
+
+def print_sched(name, threads, sched):
+    """--sched: one line each for the fast steps (under 1.5x the fastest) and the slow ones."""
+    fastest = min(s[0] for s in sched)
+    for mode, steps in (("fast", [s for s in sched if s[0] < 1.5 * fastest]),
+                        ("slow", [s for s in sched if s[0] >= 1.5 * fastest])):
+        if not steps:
+            print("%s threads=%d sched %s steps=0" % (name, threads, mode))
+            continue
+        n, wall = len(steps), sum(s[0] for s in steps)
+        total = lambda k: sum(s[k] for s in steps)
+        print("%s threads=%d sched %s steps=%d mean_ms=%.3f cpu_per_wall=%.2f "
+              "voluntary_per_step=%.1f involuntary_per_step=%.1f idle_cpus=%.2f stolen_cpus=%.3f"
+              % (name, threads, mode, n, wall / n * 1e3, total(1) / wall, total(2) / n,
+                 total(3) / n, total(4) / wall, total(5) / wall), flush=True)
+
+
 def write_run_log(a, doc, dev, batch, opt_name, median, p10, p90, mean):
     device = torch.cuda.get_device_name(dev) if dev.type == "cuda" else cpu_model()
     target = device
@@ -368,12 +424,14 @@ def write_run_log(a, doc, dev, batch, opt_name, median, p10, p90, mean):
                     "tools/reference/torch_step.py %s: %s of %d steps after %d warm-up "
                     "(median %.3f ms, p10 %.3f ms, p90 %.3f ms, mean %.3f ms; host %.3f ms) x %d "
                     "steps; %.0f minor page faults per step at %.2f us each; allocator: %s; "
-                    "OpenMP: %s; recipe: %s; lr %g" %
+                    "OpenMP: %s; recipe: %s; lr %g%s" %
                     (datetime.date.today().isoformat(), a.epoch_from, a.steps, a.warmup,
                      median * 1e3, p10 * 1e3, p90 * 1e3, mean * 1e3, a.host_ms, steps,
                      a.faults_per_step, a.page_fault_us,
                      allocator(), thread_runtime(),
-                     recipe(a), a.lr), "%.0f" % a.faults_per_step,
+                     recipe(a), a.lr,
+                     "; parallel pass %.2f us before, %.2f us after" % tuple(a.parallel_pass)
+                     if a.parallel_pass else ""), "%.0f" % a.faults_per_step,
                     ("keeps" if allocator_keeps() else "returns") if cpu else "",
                     "%.2f" % a.page_fault_us if cpu else ""])
 
@@ -445,6 +503,11 @@ def main():
                     "threads on a 2-vCPU VM up to 2x the median, docs/accuracy.md)")
     ap.add_argument("--samples", type=int, default=0,
                     help="training samples per epoch for --run-log (default: the model's)")
+    ap.add_argument("--sched", action="store_true",
+                    help="also print, for the timed steps split into fast ones (under 1.5x the "
+                    "fastest) and slow ones, the process's CPU seconds per wall second and its "
+                    "voluntary and involuntary context switches a step, and the machine's idle "
+                    "and stolen time (/proc/stat): whether a slow step waited for a core or slept")
     ap.add_argument("--window-file",
                     help="write the CLOCK_MONOTONIC seconds at which the timed steps start and "
                     "end to this file (tools/reference/perf_ops.py keeps perf's samples between "
@@ -561,23 +624,32 @@ def main():
         return total
 
     net.train()
+    cpu_threads = dev.type != "cuda" and a.threads > 1
+    a.parallel_pass = [parallel_pass_us(a.threads)] if cpu_threads else []
     for _ in range(a.warmup):
         step()
     sync()
     times, host = [], []
     faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
     window_start = time.clock_gettime(time.CLOCK_MONOTONIC)
+    sched = []  # --sched: (wall, cpu, voluntary, involuntary, idle, stolen) a step
     for _ in range(a.steps):
+        before = sched_counters() if a.sched else None
         t = time.perf_counter()
         step()
         # On a GPU, the host's part: the step's calls returned, its kernels maybe still running.
         host.append(time.perf_counter() - t)
         sync()
         times.append(time.perf_counter() - t)
+        if a.sched:
+            after = sched_counters()
+            sched.append((times[-1],) + tuple(y - x for x, y in zip(before, after)))
     if a.window_file:
         with open(a.window_file, "w") as f:
             f.write("%.6f %.6f %d\n" % (window_start, time.clock_gettime(time.CLOCK_MONOTONIC),
                                         a.steps))
+    if cpu_threads:
+        a.parallel_pass.append(parallel_pass_us(a.threads))
     host.sort()
     a.host_ms = host[len(host) // 2] * 1e3
     # Pages the timed steps faulted in: on a CPU mostly memory glibc returned to the kernel and
@@ -602,10 +674,14 @@ def main():
     # The mean beside the median: an epoch takes the sum of its steps, and where steps are
     # bimodal (two thread pools on two vCPUs) the two differ by up to 3x (docs/accuracy.md).
     print("%s device=%s precision=%s batch=%d optimizer=%s median_ms=%.3f p10_ms=%.3f "
-          "p90_ms=%.3f mean_ms=%.3f host_ms=%.3f torch=%s recipe=%s lr=%g" %
+          "p90_ms=%.3f mean_ms=%.3f host_ms=%.3f torch=%s recipe=%s lr=%g%s" %
           (doc["name"], where.replace(" ", "_"), a.precision, batch, opt_name, q(0.5) * 1e3,
            q(0.1) * 1e3, q(0.9) * 1e3, sum(times) / len(times) * 1e3, a.host_ms,
-           torch.__version__, recipe(a), a.lr), flush=True)
+           torch.__version__, recipe(a), a.lr,
+           " parallel_pass_us=%.2f,%.2f" % tuple(a.parallel_pass) if a.parallel_pass else ""),
+          flush=True)
+    if a.sched:
+        print_sched(doc["name"], a.threads, sched)
     if a.calls:
         count_calls(step, doc["name"], batch)
     if a.host_ops:
