@@ -379,6 +379,20 @@ int ProfileModels(const ProfileOptions& o) {
     Status s = (*store)->PutMicrobenchmark(here, {profiler::kFrameworkCall, t, *call, today});
     if (!s.ok()) return ReportError(s);
   }
+  // Where the cores were when the rows were timed: one parallel pass's cost at each thread count
+  // above 1, measured with the rows (a profile from before it lacks it and gets it on its next
+  // run).
+  for (int t : o.device == "gpu" ? std::vector<int>() : *threads) {
+    if (t < 2) continue;
+    bool stored = false;
+    for (const auto& b : *have)
+      stored = stored || (b.threads == t && b.name == profiler::kParallelPass);
+    if (stored && !o.force && !o.again && measured == 0) continue;
+    Result<double> pass = profiler::MeasureParallelPass(t);
+    if (!pass.ok()) return ReportError(pass.status());
+    Status s = (*store)->PutMicrobenchmark(here, {profiler::kParallelPass, t, *pass, today});
+    if (!s.ok()) return ReportError(s);
+  }
   if (o.in_step)
     std::cout << "profiled on " << here.model << " (" << here.library
               << "): " << Counted(measured, "op time") << " stored from replayed steps\n";

@@ -3,8 +3,10 @@
 #include <omp.h>
 #include <sys/mman.h>
 
+#include <algorithm>
 #include <cerrno>
 #include <cstring>
+#include <string>
 #include <vector>
 
 #include "profiler/cpu/torch_kernels.h"
@@ -44,6 +46,24 @@ Result<double> MeasureFrameworkCall(int threads) {
   omp_set_num_threads(threads);
   const Measurement m = TimeRuns(*chain, {.threads = threads});
   return m.median.seconds() / static_cast<double>(kCalls);
+}
+
+Result<double> MeasureParallelPass(int threads) {
+  if (threads < 2)
+    return Status::InvalidArgument("a parallel pass needs at least 2 threads, got " +
+                                   std::to_string(threads));
+  constexpr int64_t kValues = 65536;
+  std::vector<float> a(kValues, 0.f), b(kValues, 1.f), c(kValues, 2.f);
+  const auto pass = [&] {
+#pragma omp parallel for schedule(static)
+    for (int64_t i = 0; i < kValues; ++i) a[i] = b[i] + c[i];
+  };
+  omp_set_num_threads(threads);
+  const Measurement many = TimeRuns(pass, {.threads = threads});
+  omp_set_num_threads(1);
+  const Measurement one = TimeRuns(pass, {.threads = 1});
+  omp_set_num_threads(threads);
+  return std::max(0.0, many.median.seconds() - one.median.seconds() / threads);
 }
 
 bool HasCpuMicrobenchmarks(const std::vector<Microbenchmark>& have, int threads) {

@@ -34,6 +34,17 @@ Result<double> MeasurePageFault(int threads);
 inline constexpr const char* kFrameworkCall = "framework_call_seconds";
 Result<double> MeasureFrameworkCall(int threads);
 
+// What one parallel pass costs beyond its work at `threads` (at least 2): an OpenMP loop adding
+// 65,536 floats, as ATen splits an element-wise op of two 32,768-value grains, timed at `threads`
+// and at 1 thread, the first less the second's share of one thread (at least 0). Stored as
+// kParallelPass beside each multi-threaded profile: it tells which state its rows were timed in
+// on a VM whose hypervisor moves its vCPUs between near and far cores (about 1 us and 3 us a pass
+// on the tenth Zen 4 VM, where a far state made a 2-thread step up to 2.2x as long;
+// docs/accuracy.md, "Near and far vCPUs"). The reference harness logs PyTorch's own figure for
+// each run. No prediction uses it yet.
+inline constexpr const char* kParallelPass = "parallel_pass_seconds";
+Result<double> MeasureParallelPass(int threads);
+
 // Whether `have` holds every CPU microbenchmark at `threads` (a profile measured before one
 // existed lacks it, and `profile` then measures them again).
 bool HasCpuMicrobenchmarks(const std::vector<Microbenchmark>& have, int threads);

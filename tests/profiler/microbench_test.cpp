@@ -46,6 +46,18 @@ TEST(MicrobenchTest, FrameworkCallIsTimedPerCallWhereTheModuleIsBuilt) {
   EXPECT_GT(*call, 1e-9);
 }
 
+// A parallel pass's cost beyond its work: at least 0 (the 1-thread share can exceed it on an idle
+// machine's noise), under a millisecond for 65,536 additions on any CPU, and only at 2 or more
+// threads.
+TEST(MicrobenchTest, ParallelPassIsTimedAtTwoThreadsOrMore) {
+  EXPECT_FALSE(MeasureParallelPass(1).ok());
+  EXPECT_FALSE(MeasureParallelPass(0).ok());
+  Result<double> pass = MeasureParallelPass(2);
+  ASSERT_TRUE(pass.ok()) << pass.status().message();
+  EXPECT_GE(*pass, 0);
+  EXPECT_LT(*pass, 1e-3);
+}
+
 // A profile measured before the page-fault microbenchmark existed has the other three: `profile`
 // must measure them again (regression: it skipped any thread count with a microbenchmark stored).
 TEST(MicrobenchTest, AProfileWithoutOneOfThemIsMeasuredAgain) {
