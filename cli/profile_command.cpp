@@ -8,6 +8,7 @@
 #include <iostream>
 #include <set>
 #include <sstream>
+#include <string_view>
 #include <utility>
 
 #include "catalog/records.h"
@@ -366,13 +367,16 @@ int ProfileModels(const ProfileOptions& o) {
       if (!s.ok()) return ReportError(s);
     }
   }
+  // Whether the store held microbenchmark `name` at `t` threads before this run.
+  const auto stored = [&](std::string_view name, int t) {
+    return std::any_of(have->begin(), have->end(), [&](const profiler::Microbenchmark& b) {
+      return b.threads == t && b.name == name;
+    });
+  };
   // PyTorch's cost per op call, where the ATen module is there to measure it (a profile from
   // before it, or from a build without it, lacks it and gets it on its next run).
   for (int t : o.device == "gpu" ? std::vector<int>() : WithOneThread(*threads, !serial.empty())) {
-    bool stored = false;
-    for (const auto& b : *have)
-      stored = stored || (b.threads == t && b.name == profiler::kFrameworkCall);
-    if (stored && !o.force && !o.again) continue;
+    if (stored(profiler::kFrameworkCall, t) && !o.force && !o.again) continue;
     Result<double> call = profiler::MeasureFrameworkCall(t);
     if (!call.ok() && call.status().code() == StatusCode::kUnsupported) break;
     if (!call.ok()) return ReportError(call.status());
@@ -384,10 +388,7 @@ int ProfileModels(const ProfileOptions& o) {
   // run).
   for (int t : o.device == "gpu" ? std::vector<int>() : *threads) {
     if (t < 2) continue;
-    bool stored = false;
-    for (const auto& b : *have)
-      stored = stored || (b.threads == t && b.name == profiler::kParallelPass);
-    if (stored && !o.force && !o.again && measured == 0) continue;
+    if (stored(profiler::kParallelPass, t) && !o.force && !o.again && measured == 0) continue;
     Result<double> pass = profiler::MeasureParallelPass(t);
     if (!pass.ok()) return ReportError(pass.status());
     Status s = (*store)->PutMicrobenchmark(here, {profiler::kParallelPass, t, *pass, today});

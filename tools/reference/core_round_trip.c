@@ -45,9 +45,14 @@ int main(int argc, char** argv) {
     fprintf(stderr, "usage: core_round_trip [CPU_A CPU_B]\n");
     return 2;
   }
-  if (argc == 3) {
-    cpu_a = atoi(argv[1]);
-    cpu_b = atoi(argv[2]);
+  for (int i = 1; i < argc; ++i) {
+    char* end;
+    const long cpu = strtol(argv[i], &end, 10);
+    if (*argv[i] == '\0' || *end != '\0' || cpu < 0 || cpu >= CPU_SETSIZE) {
+      fprintf(stderr, "core_round_trip: CPU '%s' is not a CPU number\n", argv[i]);
+      return 2;
+    }
+    *(i == 1 ? &cpu_a : &cpu_b) = (int)cpu;
   }
   if (Pin(cpu_a) != 0) {
     fprintf(stderr, "core_round_trip: cannot run on CPU %d\n", cpu_a);

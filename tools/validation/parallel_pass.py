@@ -51,8 +51,11 @@ def main():
     if a.far_us <= 0:
         sys.exit(f"--far-us {a.far_us}: must be above 0")
     try:
-        f = sys.stdin if a.validate_json == "-" else open(a.validate_json)
-        doc = json.load(f)
+        if a.validate_json == "-":
+            doc = json.load(sys.stdin)
+        else:
+            with open(a.validate_json) as f:
+                doc = json.load(f)
     except OSError as e:
         sys.exit(f"{a.validate_json}: {e.strerror}")
     except json.JSONDecodeError as e:
