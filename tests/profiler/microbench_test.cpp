@@ -4,6 +4,7 @@
 
 #include <gtest/gtest.h>
 
+#include <cmath>
 #include <set>
 
 #include "profiler/cpu/onednn_backend.h"
@@ -46,16 +47,17 @@ TEST(MicrobenchTest, FrameworkCallIsTimedPerCallWhereTheModuleIsBuilt) {
   EXPECT_GT(*call, 1e-9);
 }
 
-// A parallel pass's cost beyond its work: at least 0 (the 1-thread share can exceed it on an idle
-// machine's noise), under a millisecond for 65,536 additions on any CPU, and only at 2 or more
-// threads.
+// A parallel pass's cost beyond its work: a finite figure, at least 0 (the 1-thread share can
+// exceed it on an idle machine's noise), and only at 2 or more threads. No upper bound: that would
+// be a timing assertion, and under ctest -j2 on 2 cores a pass whose second thread waits for a
+// core took 8 ms (regression: the first version asserted under 1 ms and failed CI so).
 TEST(MicrobenchTest, ParallelPassIsTimedAtTwoThreadsOrMore) {
   EXPECT_FALSE(MeasureParallelPass(1).ok());
   EXPECT_FALSE(MeasureParallelPass(0).ok());
   Result<double> pass = MeasureParallelPass(2);
   ASSERT_TRUE(pass.ok()) << pass.status().message();
   EXPECT_GE(*pass, 0);
-  EXPECT_LT(*pass, 1e-3);
+  EXPECT_TRUE(std::isfinite(*pass));
 }
 
 // A profile measured before the page-fault microbenchmark existed has the other three: `profile`
