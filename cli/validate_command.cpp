@@ -28,6 +28,7 @@ struct ValidateOptions {
   RunInputs inputs;
   std::string profiles, catalog, plot;
   bool calibrated = false, json = false, hold_out_gpu = false;
+  double far_pass_us = validation::kFarPassUs;  // validation::PlacementOf's threshold
 };
 
 std::string Usd(const std::optional<double>& v) { return v ? Number("%.4f", *v) : "-"; }
@@ -172,6 +173,14 @@ std::string ReportText(const ValidationReport& r, const std::string& calibration
   // With each log's mean signed error: logs of one machine taken at different times differ by
   // how fast it ran then.
   if (r.by_log.size() > 1) s << "\n" << SummaryTable(r.by_log, "Run log", /*mean_error=*/true);
+  // Multi-threaded CPU runs that measured their parallel passes: what the VM's vCPU placement did
+  // to their errors, which no prediction made before a run can know.
+  if (!r.by_placement.empty())
+    s << "\n"
+      << SummaryTable(r.by_placement, "vCPU placement", /*mean_error=*/true)
+      << "Placement by the parallel pass each multi-threaded run measured before and after its "
+         "steps: far at "
+      << Number("%.2f", r.far_pass_us) << " us or more (--far-pass-us), mixed where it moved.\n";
   if (const auto& x = r.repeated)
     s << "\nRepeated runs: " << x->runs << " runs of " << x->configs
       << (x->configs == 1 ? " configuration" : " configurations") << " measured "
@@ -241,6 +250,10 @@ nlohmann::ordered_json ReportJson(const ValidationReport& r) {
                           {"seconds_per_epoch", *x.page_fault_seconds},
                           {"us_per_fault", x.page_fault_price_us},
                           {"price_from", x.page_fault_price_from_run ? "run" : "profile"}};
+    if (x.run.parallel_pass_us_before && x.run.parallel_pass_us_after)
+      e["parallel_pass"] = {{"us_before", *x.run.parallel_pass_us_before},
+                            {"us_after", *x.run.parallel_pass_us_after},
+                            {"placement", Json(validation::PlacementOf(x.run, r.far_pass_us))}};
     j["runs"].push_back(e);
   }
   j["summary"] = {{"runs", r.all.runs},
@@ -255,6 +268,10 @@ nlohmann::ordered_json ReportJson(const ValidationReport& r) {
   j["by_log"] = groups(r.by_log);
   for (size_t i = 0; i < r.by_log.size(); ++i)
     j["by_log"][i]["mean_error_percent"] = r.by_log[i].mean_error;
+  j["by_placement"] = groups(r.by_placement);
+  for (size_t i = 0; i < r.by_placement.size(); ++i)
+    j["by_placement"][i]["mean_error_percent"] = r.by_placement[i].mean_error;
+  j["far_pass_us"] = r.far_pass_us;
   // `best`: "cheapest" (cost rankings) or "fastest" (time rankings).
   auto rankings = [](const std::vector<validation::Ranking>& gs, const std::string& best) {
     Json a = Json::array();
@@ -329,12 +346,14 @@ std::string ReportSvg(const ValidationReport& r) {
 }
 
 int Validate(const ValidateOptions& o) {
+  if (!(o.far_pass_us > 0) || o.far_pass_us > 1000)
+    return ReportError(Status::InvalidArgument("--far-pass-us must be above 0 and at most 1000"));
   Result<PredictedRuns> predicted =
       ReadAndPredict(o.inputs, o.profiles, o.catalog, o.calibrated, o.hold_out_gpu);
   if (!predicted.ok()) return ReportError(predicted.status());
   if (predicted->runs.empty())
     return ReportError(Status::InvalidArgument("no run could be predicted"));
-  const ValidationReport report = validation::Summarise(ResultsOf(*predicted));
+  const ValidationReport report = validation::Summarise(ResultsOf(*predicted), o.far_pass_us);
   if (!o.plot.empty()) {
     std::ofstream out(o.plot);
     out << ReportSvg(report);
@@ -614,6 +633,9 @@ void RegisterValidateCommand(CLI::App& app, CommandFn* run) {
               "been measured (a GPU not profiled)");
   v->add_option("--plot", o->plot, "Write predicted vs measured (SVG, log axes)");
   v->add_flag("--json", o->json, "Print JSON");
+  v->add_option("--far-pass-us", o->far_pass_us,
+                "A multi-threaded run whose parallel pass (run-log columns parallel_pass_us_*) "
+                "cost at least this many microseconds ran on far-apart vCPUs (default 2)");
   v->add_option("--profiles", o->profiles, "Profile database");
   v->add_option("--catalog", o->catalog, "Catalog database");
   v->footer("Example:\n  epochcost validate @published-runs --plot published.svg");

@@ -183,8 +183,16 @@ std::string RunLabel(const RunRecord& r) {
   return s;
 }
 
-ValidationReport Summarise(std::vector<RunResult> results) {
+std::string PlacementOf(const RunRecord& r, double far_pass_us) {
+  if (!r.parallel_pass_us_before || !r.parallel_pass_us_after || r.threads <= 1) return "";
+  const int far = (*r.parallel_pass_us_before >= far_pass_us) +
+                  (*r.parallel_pass_us_after >= far_pass_us);
+  return far == 0 ? "near" : far == 2 ? "far" : "mixed";
+}
+
+ValidationReport Summarise(std::vector<RunResult> results, double far_pass_us) {
   ValidationReport report;
+  report.far_pass_us = far_pass_us;
   report.results = std::move(results);
   std::vector<const RunResult*> all;
   for (const RunResult& r : report.results) all.push_back(&r);
@@ -197,6 +205,12 @@ ValidationReport Summarise(std::vector<RunResult> results) {
   report.by_allocator =
       GroupBy(report.results, [](const RunResult& r) { return std::string(r.run.allocator()); });
   report.by_log = GroupBy(report.results, [](const RunResult& r) { return r.run.log(); });
+  for (const std::string placement : {"near", "mixed", "far"}) {
+    std::vector<const RunResult*> rs;
+    for (const RunResult* r : all)
+      if (PlacementOf(r->run, far_pass_us) == placement) rs.push_back(r);
+    if (!rs.empty()) report.by_placement.push_back(SummaryOf(placement, rs));
+  }
 
   const auto priced = GroupsOf(all, [](const RunResult& r) {
     return r.predicted_usd && r.measured_usd ? BuildOf(r.run) : std::string();

@@ -37,6 +37,16 @@ struct RunResult {
   bool page_fault_price_from_run = false;
 };
 
+// Where a multi-threaded CPU run's vCPUs sat, from the parallel-pass cost it measured before and
+// after its steps (RunRecord::parallel_pass_us_before, _after): "near" where both are below
+// `far_pass_us`, "far" where both are at or above it, "mixed" where the VM moved them during the
+// run; "" for a run that does not state both, or ran on one thread.
+std::string PlacementOf(const RunRecord& r, double far_pass_us);
+// The default threshold: on the tenth Zen 4 VM ATen's pass read 0.86-1.75 us when a cache line
+// took ~60 ns between the two vCPUs and back, 2.6-3.6 us when it took ~370 ns (docs/accuracy.md,
+// "Near and far vCPUs").
+constexpr double kFarPassUs = 2.0;
+
 struct GroupSummary {
   std::string name;
   int runs = 0;
@@ -90,6 +100,9 @@ struct ValidationReport {
   // By the run log each run was read from (RunRecord::log): logs of the same machine taken at
   // different times show by their mean error how fast the machine was then.
   std::vector<GroupSummary> by_log;
+  // By PlacementOf, near, mixed, far in that order, of the runs that have one (none: empty).
+  std::vector<GroupSummary> by_placement;
+  double far_pass_us = kFarPassUs;  // the threshold by_placement used
   std::vector<Ranking> rankings;  // groups with at least two priced configurations
   // Groups with at least two configurations none of which has a price, ranked by time: a
   // recommender ranks their machines by it where prices are equal or unknown.
@@ -97,7 +110,7 @@ struct ValidationReport {
   std::optional<RepeatedRuns> repeated;  // none when no configuration was measured twice
 };
 
-ValidationReport Summarise(std::vector<RunResult> results);
+ValidationReport Summarise(std::vector<RunResult> results, double far_pass_us = kFarPassUs);
 
 // One group's MAPE, worst signed error and runs within 10%, named `name`.
 GroupSummary SummaryOf(const std::string& name, const std::vector<const RunResult*>& runs);

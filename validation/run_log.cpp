@@ -35,6 +35,8 @@ namespace {
 constexpr double kMaxEpochSeconds = 1e9;
 // The dearest page fault a run may report: 1 ms per 4 KiB (the VMs measured 1.6-12 us).
 constexpr double kMaxPageFaultUs = 1000;
+// The dearest parallel pass a run may report: 1 ms (the tenth Zen 4 VM measured 0.9-3.6 us).
+constexpr double kMaxParallelPassUs = 1000;
 
 // A positive number of seconds, at most kMaxEpochSeconds.
 Result<double> ParseSeconds(const std::string& text, const std::string& column) {
@@ -125,7 +127,8 @@ Result<RunLog> ParseRunLog(std::string_view text, const std::string& origin, boo
                      {"kind", "label", "precision", "optimizer", "rnn", "layout", "isa", "threads",
                       "gpus", "val_samples", "first_epoch_seconds", "usd_per_hour",
                       "framework_version", "source", "faults_per_step", "allocator",
-                      "input_ms_per_sample", "page_fault_us"});
+                      "input_ms_per_sample", "page_fault_us", "parallel_pass_us_before",
+                      "parallel_pass_us_after"});
   if (!col.ok()) return col.status();
   return ReadRuns(*t, origin, skip_bad, [&](const CsvRecord& r, RunRecord& run) -> Status {
     auto field = [&](const char* name) { return (*col)(r, name); };
@@ -194,6 +197,22 @@ Result<RunLog> ParseRunLog(std::string_view text, const std::string& origin, boo
                                        "1000");
       run.page_fault_us = *us;
     }
+    for (auto [column, value] : {std::pair{"parallel_pass_us_before", &run.parallel_pass_us_before},
+                                 {"parallel_pass_us_after", &run.parallel_pass_us_after}}) {
+      const std::string text = field(column);
+      if (text.empty()) continue;
+      char* end = nullptr;
+      const double us = std::strtod(text.c_str(), &end);
+      if (end != text.c_str() + text.size() || !(us >= 0) || us > kMaxParallelPassUs)
+        return Status::InvalidArgument(std::string(column) + " '" + text +
+                                       "' is not a number of microseconds from 0 to 1000");
+      *value = us;
+    }
+    if (run.parallel_pass_us_before.has_value() != run.parallel_pass_us_after.has_value())
+      return Status::InvalidArgument(
+          run.parallel_pass_us_before
+              ? "parallel_pass_us_after is empty where parallel_pass_us_before is given"
+              : "parallel_pass_us_before is empty where parallel_pass_us_after is given");
     const std::string allocator = field("allocator");
     if (!allocator.empty() && allocator != "keeps" && allocator != "returns")
       return Status::InvalidArgument("allocator '" + allocator + "' is not keeps or returns");

@@ -52,6 +52,12 @@ struct RunRecord {
   // at it rather than at its profile's page_fault_seconds, which another VM of the same CPU may
   // have measured at a seventh of it (docs/run-logs.md).
   std::optional<double> page_fault_us;
+  // What one of the framework's parallel passes cost beyond its work at the run's thread count,
+  // in microseconds, measured just before its warm-up and just after its timed steps (columns
+  // parallel_pass_us_before and parallel_pass_us_after, the harness's ATen microbenchmark; given
+  // together or not at all). Not predicted: where a VM's vCPUs sit on cores whose caches lie far
+  // apart every pass pays for it, and `validate` splits its errors by it (docs/run-logs.md).
+  std::optional<double> parallel_pass_us_before, parallel_pass_us_after;
   // Whether the host allocator keeps the memory a step frees (column allocator: "keeps", as
   // jemalloc, tcmalloc or glibc with its trim and mmap thresholds raised do) or returns it to the
   // operating system ("returns" or not stated: glibc's malloc with its defaults), to be faulted

@@ -150,6 +150,38 @@ TEST(RunLogTest, PageFaultPriceIsPositiveMicrosecondsWhereStated) {
 }
 
 // The allocator column: keeps or returns (empty: returns, glibc's malloc as it comes).
+// parallel_pass_us_before and _after: what a parallel pass cost before and after the run's steps,
+// 0 to 1000 us, both or neither.
+TEST(RunLogTest, ParallelPassIsStatedBeforeAndAfterOrNotAtAll) {
+  const std::string head =
+      "model,target,batch,samples,seconds_per_epoch,framework,threads,parallel_pass_us_before,"
+      "parallel_pass_us_after\n";
+  const std::string run = "imdb_fasttext,local-cpu,32,25000,19.0,pytorch,2,";
+  Result<RunLog> log =
+      ParseRunLog(head + run + "1.16,3.22\n" + run + "0,0\n" + run + ",\n", "f.csv", false);
+  ASSERT_TRUE(log.ok()) << log.status().message();
+  ASSERT_EQ(log->runs.size(), 3u);
+  EXPECT_EQ(log->runs[0].parallel_pass_us_before, std::optional<double>(1.16));
+  EXPECT_EQ(log->runs[0].parallel_pass_us_after, std::optional<double>(3.22));
+  EXPECT_EQ(log->runs[1].parallel_pass_us_before, std::optional<double>(0));
+  EXPECT_FALSE(log->runs[2].parallel_pass_us_before.has_value());
+  EXPECT_FALSE(log->runs[2].parallel_pass_us_after.has_value());
+  for (const char* bad : {"-1,1", "1,fast", "1,2000", "1us,1"}) {
+    Result<RunLog> r = ParseRunLog(head + run + bad + "\n", "f.csv", false);
+    ASSERT_FALSE(r.ok()) << bad;
+    EXPECT_NE(r.status().message().find("f.csv:2: parallel_pass_us_"), std::string::npos)
+        << r.status().message();
+  }
+  Result<RunLog> before_only = ParseRunLog(head + run + "1.2,\n", "f.csv", false);
+  ASSERT_FALSE(before_only.ok());
+  EXPECT_EQ(before_only.status().message(),
+            "f.csv:2: parallel_pass_us_after is empty where parallel_pass_us_before is given");
+  Result<RunLog> after_only = ParseRunLog(head + run + ",1.2\n", "f.csv", false);
+  ASSERT_FALSE(after_only.ok());
+  EXPECT_EQ(after_only.status().message(),
+            "f.csv:2: parallel_pass_us_before is empty where parallel_pass_us_after is given");
+}
+
 TEST(RunLogTest, AllocatorKeepsOrReturns) {
   const std::string head = "model,target,batch,samples,seconds_per_epoch,framework,allocator\n";
   const std::string run = "mnist_mlp,local-cpu,128,60000,7.0,pytorch,";
@@ -603,6 +635,41 @@ TEST(ReportTest, UnpricedRunsAreRankedByTimePerPrecision) {
   // Predicted (559, 529, 1237), measured (490, 810, 1538): h100-a100 discordant, the rest
   // concordant.
   EXPECT_NEAR(k.tau, 1.0 / 3.0, 1e-12);
+}
+
+// A multi-threaded run that measured its parallel passes is near (both below the threshold), far
+// (both at or above it) or mixed; a 1-thread run or one without both figures has no placement.
+// by_placement keeps the order near, mixed, far and leaves out what has none.
+TEST(ReportTest, PlacementByTheParallelPassBeforeAndAfter) {
+  auto run = [](int threads, std::optional<double> before, std::optional<double> after,
+                double predicted, double measured) {
+    RunResult r = MakeResult("vm", predicted, measured, 1);
+    r.run.threads = threads;
+    r.run.parallel_pass_us_before = before;
+    r.run.parallel_pass_us_after = after;
+    return r;
+  };
+  EXPECT_EQ(PlacementOf(run(2, 1.9, 1.99, 1, 1).run, 2.0), "near");
+  EXPECT_EQ(PlacementOf(run(2, 2.0, 3.3, 1, 1).run, 2.0), "far");
+  EXPECT_EQ(PlacementOf(run(2, 1.1, 3.3, 1, 1).run, 2.0), "mixed");
+  EXPECT_EQ(PlacementOf(run(2, 3.3, 1.1, 1, 1).run, 2.0), "mixed");
+  EXPECT_EQ(PlacementOf(run(2, 3.3, 1.1, 1, 1).run, 4.0), "near");
+  EXPECT_EQ(PlacementOf(run(1, 3.3, 3.3, 1, 1).run, 2.0), "");
+  EXPECT_EQ(PlacementOf(run(2, std::nullopt, std::nullopt, 1, 1).run, 2.0), "");
+  ValidationReport r = Summarise({run(2, 3.0, 3.1, 50, 100), run(2, 1.0, 1.2, 90, 100),
+                                  run(1, 0, 0, 100, 100), run(2, 2.5, 1.0, 110, 100),
+                                  run(2, 2.6, 2.7, 75, 100)});
+  ASSERT_EQ(r.by_placement.size(), 3u);
+  EXPECT_EQ(r.by_placement[0].name, "near");
+  EXPECT_EQ(r.by_placement[0].runs, 1);
+  EXPECT_NEAR(r.by_placement[0].mape, 10, 1e-9);
+  EXPECT_EQ(r.by_placement[1].name, "mixed");
+  EXPECT_NEAR(r.by_placement[1].mean_error, 10, 1e-9);
+  EXPECT_EQ(r.by_placement[2].name, "far");
+  EXPECT_EQ(r.by_placement[2].runs, 2);
+  EXPECT_NEAR(r.by_placement[2].mape, (50 + 25) / 2.0, 1e-9);
+  EXPECT_NEAR(r.by_placement[2].mean_error, -(50 + 25) / 2.0, 1e-9);
+  EXPECT_TRUE(Summarise({run(1, 3.0, 3.0, 50, 100)}).by_placement.empty());
 }
 
 // Runs of one configuration measured more than once bound what any prediction can reach on them;

@@ -236,7 +236,8 @@ class Net(nn.Module):
 RUN_LOG_COLUMNS = ["model", "target", "kind", "label", "batch", "precision", "optimizer",
                    "layout", "threads", "gpus", "samples", "val_samples", "seconds_per_epoch",
                    "first_epoch_seconds", "usd_per_hour", "framework", "framework_version",
-                   "source", "faults_per_step", "allocator", "page_fault_us"]
+                   "source", "faults_per_step", "allocator", "page_fault_us",
+                   "parallel_pass_us_before", "parallel_pass_us_after"]
 
 
 def page_fault_us(rounds=5):
@@ -424,16 +425,15 @@ def write_run_log(a, doc, dev, batch, opt_name, median, p10, p90, mean):
                     "tools/reference/torch_step.py %s: %s of %d steps after %d warm-up "
                     "(median %.3f ms, p10 %.3f ms, p90 %.3f ms, mean %.3f ms; host %.3f ms) x %d "
                     "steps; %.0f minor page faults per step at %.2f us each; allocator: %s; "
-                    "OpenMP: %s; recipe: %s; lr %g%s" %
+                    "OpenMP: %s; recipe: %s; lr %g" %
                     (datetime.date.today().isoformat(), a.epoch_from, a.steps, a.warmup,
                      median * 1e3, p10 * 1e3, p90 * 1e3, mean * 1e3, a.host_ms, steps,
                      a.faults_per_step, a.page_fault_us,
                      allocator(), thread_runtime(),
-                     recipe(a), a.lr,
-                     "; parallel pass %.2f us before, %.2f us after" % tuple(a.parallel_pass)
-                     if a.parallel_pass else ""), "%.0f" % a.faults_per_step,
+                     recipe(a), a.lr), "%.0f" % a.faults_per_step,
                     ("keeps" if allocator_keeps() else "returns") if cpu else "",
-                    "%.2f" % a.page_fault_us if cpu else ""])
+                    "%.2f" % a.page_fault_us if cpu else ""] +
+                   (["%.2f" % v for v in a.parallel_pass] if a.parallel_pass else ["", ""]))
 
 
 def count_calls(step, name, batch):
