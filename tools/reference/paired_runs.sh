@@ -24,9 +24,14 @@ for m in ${MODELS:-$seed_models}; do
     predicted=$("$epochcost" predict "$m" --on local-cpu --threads "$t" --profiles "$store" \
       "${optimizer[@]}" --allocator keeps --json | /usr/bin/python3 -c \
       "import json, sys; print(json.load(sys.stdin)['step_seconds'] * 1000)")
-    measured=$(/usr/bin/python3 tools/reference/torch_step.py "data/models/$m.json" --threads "$t" \
-      "${optimizer[@]}" --steps 50 2>&1 | grep -o "median_ms=[0-9.]*" | cut -d= -f2)
+    run=$(/usr/bin/python3 tools/reference/torch_step.py "data/models/$m.json" --threads "$t" \
+      "${optimizer[@]}" --steps 50 2>&1)
+    measured=$(grep -o "median_ms=[0-9.]*" <<<"$run" | cut -d= -f2)
+    # At more than one thread, what a parallel pass cost before and after PyTorch's steps: where
+    # the VM had the vCPUs then (docs/run-logs.md, "vCPU placement").
+    pass=$(grep -o "parallel_pass_us=[0-9.,]*" <<<"$run" || true)
     /usr/bin/python3 -c "p, q = $predicted, $measured
-print('%-26s t=%s pred %8.3f torch %8.3f err %+6.1f%%' % ('$m', $t, p, q, (p - q) / q * 100))"
+print('%-26s t=%s pred %8.3f torch %8.3f err %+6.1f%% %s' % ('$m', $t, p, q, (p - q) / q * 100,
+      '$pass'))"
   done
 done
