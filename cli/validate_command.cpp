@@ -409,6 +409,7 @@ struct CalibrateOptions {
   bool keep_worse = false;
   std::string csv;        // where to write the kept calibrations as CSV, or empty
   std::string leave_out;  // "", "model", "machine" or "log": folds by group instead of by index
+  double far_pass_us = validation::kFarPassUs;  // validation::PlacementOf's threshold
 };
 
 // Held-out MAPE uncalibrated and calibrated of each group of runs (`label` per run, "" for none),
@@ -465,9 +466,25 @@ std::string ByThreadCount(const validation::CrossValidation& cv,
   return HeldOutLine("thread count", groups);
 }
 
+// The line for the vCPU placement of the multi-threaded runs that measured it
+// (validation::PlacementOf), near, mixed, far in that order; "" where fewer than two states occur.
+std::string ByPlacement(const validation::CrossValidation& cv,
+                        const std::vector<validation::CalibrationSample>& samples,
+                        const std::vector<std::string>& placement) {
+  std::vector<HeldOutGroup> groups = HeldOutBy(cv, samples, placement);
+  const auto rank = [](const HeldOutGroup& g) {
+    return g.label == "near" ? 0 : g.label == "mixed" ? 1 : 2;
+  };
+  std::sort(groups.begin(), groups.end(),
+            [&](const HeldOutGroup& a, const HeldOutGroup& b) { return rank(a) < rank(b); });
+  return HeldOutLine("vCPU placement", groups);
+}
+
 int Calibrate(const CalibrateOptions& o) {
   if (o.folds < 2 || o.folds > 1000)
     return ReportError(Status::InvalidArgument("--folds must be from 2 to 1000"));
+  if (!(o.far_pass_us > 0) || o.far_pass_us > 1000)
+    return ReportError(Status::InvalidArgument("--far-pass-us must be above 0 and at most 1000"));
   Result<PredictedRuns> predicted = ReadAndPredict(o.inputs, o.profiles, o.catalog, false);
   if (!predicted.ok()) return ReportError(predicted.status());
 
@@ -479,6 +496,8 @@ int Calibrate(const CalibrateOptions& o) {
   std::map<std::pair<std::string, std::string>, std::vector<std::string>> group_of, model_of;
   // Each run's CPU thread count (0 on a GPU or where the run does not state it).
   std::map<std::pair<std::string, std::string>, std::vector<int>> threads_of;
+  // Each run's vCPU placement, where it measured one (validation::PlacementOf), else "".
+  std::map<std::pair<std::string, std::string>, std::vector<std::string>> placement_of;
   // The CPU runs whose allocator keeps its memory, fitted without memory passes.
   std::map<std::pair<std::string, std::string>, int> kept;
   // The run logs each calibration is fitted to, as the command line names them, in that order.
@@ -492,6 +511,7 @@ int Calibrate(const CalibrateOptions& o) {
                                                    : p.run.target);
     model_of[key].push_back(p.prediction.model_name);
     threads_of[key].push_back(p.prediction.gpu ? 0 : p.run.threads);
+    placement_of[key].push_back(validation::PlacementOf(p.run, o.far_pass_us));
     if (!p.prediction.gpu && p.run.allocator_keeps) ++kept[key];
     std::vector<std::string>& logs = logs_of[key];
     if (const std::string log = p.run.log(); std::find(logs.begin(), logs.end(), log) == logs.end())
@@ -531,7 +551,8 @@ int Calibrate(const CalibrateOptions& o) {
               << Number("%.1f%%", cv->mape_after) << " calibrated; worst |error| "
               << Number("%.1f%%", cv->worst_before) << " -> " << Number("%.1f%%", cv->worst_after)
               << "\n"
-              << ByThreadCount(*cv, samples, threads_of[key]);
+              << ByThreadCount(*cv, samples, threads_of[key])
+              << ByPlacement(*cv, samples, placement_of[key]);
     const std::vector<HeldOutGroup> per_model = HeldOutBy(*cv, samples, model_of[key]);
     std::cout << HeldOutLine("model", per_model);
     // Each machine's (or log's) runs as its own fold predicted them: whether the correction
@@ -660,6 +681,9 @@ void RegisterCalibrateCommand(CLI::App& app, CommandFn* run) {
               "Keep a calibration even where it predicts the held-out runs worse than none");
   c->add_option("--csv", o->csv,
                 "Also write the kept calibrations to this CSV file (docs/calibration.md)");
+  c->add_option("--far-pass-us", o->far_pass_us,
+                "As validate's: the parallel pass of a run on far-apart vCPUs, for the held-out "
+                "figures by vCPU placement (default 2)");
   c->add_option("--profiles", o->profiles, "Profile database (where calibrations are stored)");
   c->add_option("--catalog", o->catalog, "Catalog database");
   c->footer("Example:\n  epochcost calibrate @published-runs --folds 5 --dry-run");
