@@ -31,6 +31,13 @@ struct ValidateOptions {
   double far_pass_us = validation::kFarPassUs;  // validation::PlacementOf's threshold
 };
 
+// --far-pass-us, validate's and calibrate's: above 0, at most 1 ms.
+Status CheckFarPassUs(double us) {
+  return us > 0 && us <= 1000
+             ? Status::Ok()
+             : Status::InvalidArgument("--far-pass-us must be above 0 and at most 1000");
+}
+
 std::string Usd(const std::optional<double>& v) { return v ? Number("%.4f", *v) : "-"; }
 
 // Each group's runs, MAPE, worst error and runs within 10%, and with `mean_error` their mean signed
@@ -346,8 +353,7 @@ std::string ReportSvg(const ValidationReport& r) {
 }
 
 int Validate(const ValidateOptions& o) {
-  if (!(o.far_pass_us > 0) || o.far_pass_us > 1000)
-    return ReportError(Status::InvalidArgument("--far-pass-us must be above 0 and at most 1000"));
+  if (Status st = CheckFarPassUs(o.far_pass_us); !st.ok()) return ReportError(st);
   Result<PredictedRuns> predicted =
       ReadAndPredict(o.inputs, o.profiles, o.catalog, o.calibrated, o.hold_out_gpu);
   if (!predicted.ok()) return ReportError(predicted.status());
@@ -483,8 +489,7 @@ std::string ByPlacement(const validation::CrossValidation& cv,
 int Calibrate(const CalibrateOptions& o) {
   if (o.folds < 2 || o.folds > 1000)
     return ReportError(Status::InvalidArgument("--folds must be from 2 to 1000"));
-  if (!(o.far_pass_us > 0) || o.far_pass_us > 1000)
-    return ReportError(Status::InvalidArgument("--far-pass-us must be above 0 and at most 1000"));
+  if (Status st = CheckFarPassUs(o.far_pass_us); !st.ok()) return ReportError(st);
   Result<PredictedRuns> predicted = ReadAndPredict(o.inputs, o.profiles, o.catalog, false);
   if (!predicted.ok()) return ReportError(predicted.status());
 

@@ -205,7 +205,7 @@ ValidationReport Summarise(std::vector<RunResult> results, double far_pass_us) {
   report.by_allocator =
       GroupBy(report.results, [](const RunResult& r) { return std::string(r.run.allocator()); });
   report.by_log = GroupBy(report.results, [](const RunResult& r) { return r.run.log(); });
-  for (const std::string placement : {"near", "mixed", "far"}) {
+  for (const char* placement : {"near", "mixed", "far"}) {
     std::vector<const RunResult*> rs;
     for (const RunResult* r : all)
       if (PlacementOf(r->run, far_pass_us) == placement) rs.push_back(r);
