@@ -53,7 +53,7 @@ struct RunRecord {
   // have measured at a seventh of it (docs/run-logs.md).
   std::optional<double> page_fault_us;
   // What one of the framework's parallel passes cost beyond its work at the run's thread count,
-  // in microseconds, measured just before its warm-up and just after its timed steps (columns
+  // in microseconds, measured before its timed steps (after the warm-up) and after them (columns
   // parallel_pass_us_before and parallel_pass_us_after, the harness's ATen microbenchmark; given
   // together or not at all). Not predicted: where a VM's vCPUs sit on cores whose caches lie far
   // apart every pass pays for it, and `validate` splits its errors by it (docs/run-logs.md).

@@ -625,10 +625,13 @@ def main():
 
     net.train()
     cpu_threads = dev.type != "cuda" and a.threads > 1
-    a.parallel_pass = [parallel_pass_us(a.threads)] if cpu_threads else []
     for _ in range(a.warmup):
         step()
     sync()
+    # After the warm-up, with the thread pools started and their memory in place: timed before
+    # it, 5 of 18 runs of one log read 5.7-6.1 us between two near cache-line round trips
+    # (docs/accuracy.md, "vCPU placement in `validate`").
+    a.parallel_pass = [parallel_pass_us(a.threads)] if cpu_threads else []
     times, host = [], []
     faults = resource.getrusage(resource.RUSAGE_SELF).ru_minflt
     window_start = time.clock_gettime(time.CLOCK_MONOTONIC)
