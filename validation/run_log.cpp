@@ -46,6 +46,14 @@ Result<double> ParseSeconds(const std::string& text, const std::string& column) 
   return v;
 }
 
+// The whole of `text` as a number from 0 to `max`, or nothing.
+std::optional<double> NumberFromZeroTo(const std::string& text, double max) {
+  char* end = nullptr;
+  const double v = std::strtod(text.c_str(), &end);
+  if (text.empty() || end != text.c_str() + text.size() || !(v >= 0) || v > max) return {};
+  return v;
+}
+
 }  // namespace
 
 Status ParseTimesAndPrice(const std::function<std::string(const char*)>& field,
@@ -201,12 +209,10 @@ Result<RunLog> ParseRunLog(std::string_view text, const std::string& origin, boo
                                  {"parallel_pass_us_after", &run.parallel_pass_us_after}}) {
       const std::string text = field(column);
       if (text.empty()) continue;
-      char* end = nullptr;
-      const double us = std::strtod(text.c_str(), &end);
-      if (end != text.c_str() + text.size() || !(us >= 0) || us > kMaxParallelPassUs)
+      *value = NumberFromZeroTo(text, kMaxParallelPassUs);
+      if (!*value)
         return Status::InvalidArgument(std::string(column) + " '" + text +
                                        "' is not a number of microseconds from 0 to 1000");
-      *value = us;
     }
     if (run.parallel_pass_us_before.has_value() != run.parallel_pass_us_after.has_value())
       return Status::InvalidArgument(
@@ -218,12 +224,11 @@ Result<RunLog> ParseRunLog(std::string_view text, const std::string& origin, boo
       return Status::InvalidArgument("allocator '" + allocator + "' is not keeps or returns");
     run.allocator_keeps = allocator == "keeps";
     if (const std::string input = field("input_ms_per_sample"); !input.empty()) {
-      char* end = nullptr;
-      const double ms = std::strtod(input.c_str(), &end);
-      if (end != input.c_str() + input.size() || !(ms >= 0) || ms > kMaxInputPerSampleMs)
+      const std::optional<double> ms = NumberFromZeroTo(input, kMaxInputPerSampleMs);
+      if (!ms)
         return Status::InvalidArgument("input_ms_per_sample '" + input +
                                        "' is not a number of milliseconds from 0 to 600000");
-      run.input_ms_per_sample = ms;
+      run.input_ms_per_sample = *ms;
     }
     return Status::Ok();
   });
