@@ -1,14 +1,26 @@
 // The run-log readers: the project's CSV, the published-runs format and Keras CSVLogger files,
 // each column read or refused with an error naming the file, the line and the column.
+#include "validation/run_log.h"
+
 #include <gtest/gtest.h>
 
 #include "engine/file_util.h"
-#include "validation/run_log.h"
 
 namespace epochcost::validation {
 namespace {
 
 const std::string kFixtures = EPOCHCOST_FIXTURES "/validation/";
+
+// Each of `bad`, ending a run-log line that `head_and_run` begins: refused, the message naming
+// `where` (the file, the line and the column).
+void ExpectEachRefused(const std::string& head_and_run, std::initializer_list<const char*> bad,
+                       const std::string& where) {
+  for (const char* value : bad) {
+    Result<RunLog> r = ParseRunLog(head_and_run + value + "\n", "f.csv", false);
+    ASSERT_FALSE(r.ok()) << value;
+    EXPECT_NE(r.status().message().find(where), std::string::npos) << r.status().message();
+  }
+}
 
 TEST(RunLogTest, ReadsEveryColumn) {
   Result<std::string> text = ReadFile(kFixtures + "runs.csv");
@@ -115,12 +127,7 @@ TEST(RunLogTest, FaultsPerStepIsACountWhereStated) {
   EXPECT_EQ(log->runs[0].faults_per_step, std::optional<int64_t>(19127));
   EXPECT_EQ(log->runs[1].faults_per_step, std::optional<int64_t>(0));
   EXPECT_FALSE(log->runs[2].faults_per_step.has_value());
-  for (const char* bad : {"-3", "12.5", "many"}) {
-    Result<RunLog> r = ParseRunLog(head + run + bad + "\n", "f.csv", false);
-    ASSERT_FALSE(r.ok()) << bad;
-    EXPECT_NE(r.status().message().find("f.csv:2: faults_per_step"), std::string::npos)
-        << r.status().message();
-  }
+  ExpectEachRefused(head + run, {"-3", "12.5", "many"}, "f.csv:2: faults_per_step");
 }
 
 // page_fault_us: what a fault cost on the run's machine, above 0 and at most 1 ms; empty is "not
@@ -134,12 +141,7 @@ TEST(RunLogTest, PageFaultPriceIsPositiveMicrosecondsWhereStated) {
   ASSERT_EQ(log->runs.size(), 2u);
   EXPECT_EQ(log->runs[0].page_fault_us, std::optional<double>(12.05));
   EXPECT_FALSE(log->runs[1].page_fault_us.has_value());
-  for (const char* bad : {"0", "-1.5", "fast", "2000", "12us"}) {
-    Result<RunLog> r = ParseRunLog(head + run + bad + "\n", "f.csv", false);
-    ASSERT_FALSE(r.ok()) << bad;
-    EXPECT_NE(r.status().message().find("f.csv:2: page_fault_us '"), std::string::npos)
-        << r.status().message();
-  }
+  ExpectEachRefused(head + run, {"0", "-1.5", "fast", "2000", "12us"}, "f.csv:2: page_fault_us '");
 }
 
 // parallel_pass_us_before and _after: what a parallel pass cost before and after the run's steps,
@@ -158,12 +160,8 @@ TEST(RunLogTest, ParallelPassIsStatedBeforeAndAfterOrNotAtAll) {
   EXPECT_EQ(log->runs[1].parallel_pass_us_before, std::optional<double>(0));
   EXPECT_FALSE(log->runs[2].parallel_pass_us_before.has_value());
   EXPECT_FALSE(log->runs[2].parallel_pass_us_after.has_value());
-  for (const char* bad : {"-1,1", "1,fast", "1,2000", "1us,1"}) {
-    Result<RunLog> r = ParseRunLog(head + run + bad + "\n", "f.csv", false);
-    ASSERT_FALSE(r.ok()) << bad;
-    EXPECT_NE(r.status().message().find("f.csv:2: parallel_pass_us_"), std::string::npos)
-        << r.status().message();
-  }
+  ExpectEachRefused(head + run, {"-1,1", "1,fast", "1,2000", "1us,1"},
+                    "f.csv:2: parallel_pass_us_");
   Result<RunLog> before_only = ParseRunLog(head + run + "1.2,\n", "f.csv", false);
   ASSERT_FALSE(before_only.ok());
   EXPECT_EQ(before_only.status().message(),
