@@ -4,6 +4,7 @@
 #include <array>
 #include <cstdio>
 #include <iostream>
+#include <map>
 
 #include "cli/format.h"
 #include "engine/file_util.h"
@@ -121,6 +122,23 @@ Status InColumnTerms(const Status& s) {
   return Status::Error(s.code(), m);
 }
 
+// Each name in the run's unstated column is a parameter its model declares (a name that is not
+// would leave a typo standing for the parameter the source leaves open).
+Status UnstatedAreParameters(const RunRecord& run, const Prediction& p) {
+  if (run.unstated.empty() || !p.model) return Status::Ok();
+  const std::map<std::string, int64_t>& declared = p.model->info().parameters;
+  for (const std::string& name : run.unstated) {
+    if (declared.contains(name)) continue;
+    std::string known;
+    for (const auto& [k, v] : declared) known += (known.empty() ? "" : ", ") + k;
+    return Status::InvalidArgument("unstated '" + name + "' is not a parameter of " +
+                                   p.model_name +
+                                   (known.empty() ? " (it declares none)"
+                                                  : " (it declares: " + known + ")"));
+  }
+  return Status::Ok();
+}
+
 }  // namespace
 
 Result<PredictedRuns> ReadAndPredict(const RunInputs& inputs, const std::string& profiles,
@@ -159,6 +177,8 @@ Result<PredictedRuns> ReadAndPredict(const RunInputs& inputs, const std::string&
       r.calibration_optional = true;
     }
     Result<Prediction> p = predictor.Predict(r);
+    if (Status named = p.ok() ? UnstatedAreParameters(run, *p) : Status::Ok(); !named.ok())
+      p = named;
     if (!p.ok()) {
       const Status why = run.settings_from_options ? p.status() : InColumnTerms(p.status());
       Status located = why.WithContext(run.origin);

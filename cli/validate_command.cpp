@@ -77,7 +77,7 @@ std::string CalibrationLines(const std::vector<profiler::StoredCalibration>& cs,
     for (const PredictedRun& p : runs)
       in_sample += p.prediction.calibration && p.prediction.calibration->framework == c.framework &&
                    p.prediction.calibration->device_kind == c.device_kind &&
-                   fitted_to.contains(p.run.log());
+                   fitted_to.contains(p.run.log()) && p.run.unstated.empty();
     s << "Calibration applied: " << c.framework << " on " << c.device_kind << ", "
       << CorrectionText(c.correction()) << " (" << (c.shipped ? "shipped, " : "") << "fitted "
       << c.fitted_at << " on " << c.runs << " runs, held-out MAPE "
@@ -150,6 +150,29 @@ std::string RepeatedTable(const validation::RepeatedRuns& x) {
   return RenderTable(rows, {false, false, true, false, true, true, true, true, true});
 }
 
+// A line for the runs whose sources leave a parameter of their model unstated
+// (RunRecord::unstated), or "": "9 runs of imdb_fasttext leave max_features unstated: ...".
+std::string UnstatedLine(const ValidationReport& r) {
+  int runs = 0;
+  std::set<std::string> models, names;
+  for (const auto& x : r.results) {
+    if (x.run.unstated.empty()) continue;
+    ++runs;
+    models.insert(x.run.model);
+    names.insert(x.run.unstated.begin(), x.run.unstated.end());
+  }
+  if (runs == 0) return "";
+  const auto list = [](const std::set<std::string>& items) {
+    std::string out;
+    for (const std::string& i : items) out += (out.empty() ? "" : ", ") + i;
+    return out;
+  };
+  return std::to_string(runs) + (runs == 1 ? " run of " : " runs of ") + list(models) +
+         (runs == 1 ? " leaves " : " leave ") + list(names) +
+         " unstated (run-log column unstated): predicted at the model's defaults, which are not "
+         "the network that ran; calibrate fits nothing to them.\n";
+}
+
 std::string ReportText(const ValidationReport& r, const std::string& calibrations,
                        bool hold_out_gpu) {
   std::ostringstream s;
@@ -171,7 +194,7 @@ std::string ReportText(const ValidationReport& r, const std::string& calibration
          Number("%.2f", x.measured_seconds), Number("%+.1f%%", x.error_percent),
          Usd(x.predicted_usd), Usd(x.measured_usd), x.path});
   s << RenderTable(rows, {false, false, false, true, false, true, true, true, true, true, false});
-  s << PageFaultTable(r) << "\n"
+  s << UnstatedLine(r) << PageFaultTable(r) << "\n"
     << SummaryTable(r.by_path, "Path") << "\n"
     << SummaryTable(r.by_family, "Model family") << "\n"
     << SummaryTable(r.by_kind, "Device kind");
@@ -257,6 +280,7 @@ nlohmann::ordered_json ReportJson(const ValidationReport& r) {
                           {"seconds_per_epoch", *x.page_fault_seconds},
                           {"us_per_fault", x.page_fault_price_us},
                           {"price_from", x.page_fault_price_from_run ? "run" : "profile"}};
+    if (!x.run.unstated.empty()) e["unstated"] = x.run.unstated;
     if (x.run.parallel_pass_us_before && x.run.parallel_pass_us_after)
       e["parallel_pass"] = {{"us_before", *x.run.parallel_pass_us_before},
                             {"us_after", *x.run.parallel_pass_us_after},
@@ -507,9 +531,18 @@ int Calibrate(const CalibrateOptions& o) {
   std::map<std::pair<std::string, std::string>, int> kept;
   // The run logs each calibration is fitted to, as the command line names them, in that order.
   std::map<std::pair<std::string, std::string>, std::vector<std::string>> logs_of;
+  // The runs whose sources leave a parameter of their model unstated (RunRecord::unstated), and
+  // those parameters: the network predicted is not the one that ran, so nothing is fitted to them.
+  std::map<std::pair<std::string, std::string>, int> left_out;
+  std::map<std::pair<std::string, std::string>, std::set<std::string>> unstated_of;
   for (const PredictedRun& p : predicted->runs) {
-    const auto key = std::make_pair(p.run.framework, p.prediction.device_kind());
-    if (!groups.contains(key)) order.push_back(key);
+    const std::pair<std::string, std::string> key(p.run.framework, p.prediction.device_kind());
+    if (std::find(order.begin(), order.end(), key) == order.end()) order.push_back(key);
+    if (!p.run.unstated.empty()) {
+      ++left_out[key];
+      unstated_of[key].insert(p.run.unstated.begin(), p.run.unstated.end());
+      continue;
+    }
     groups[key].push_back({TermsOf(p.prediction), p.run.seconds_per_epoch});
     group_of[key].push_back(o.leave_out == "model" ? p.run.model
                             : o.leave_out == "log" ? p.run.log()
@@ -532,6 +565,17 @@ int Calibrate(const CalibrateOptions& o) {
               << (ptrs.size() == 1 ? " run" : " runs");
     if (kept[key] > 0)
       std::cout << " (" << kept[key] << " keeping their memory: no memory passes for them)";
+    if (left_out[key] > 0) {
+      std::string names;
+      for (const std::string& n : unstated_of[key]) names += (names.empty() ? "" : ", ") + n;
+      std::cout << " (" << left_out[key] << " more left out: "
+                << (left_out[key] == 1 ? "its source leaves " : "their sources leave ") << names
+                << " unstated)";
+    }
+    if (ptrs.empty()) {
+      std::cout << ", not fitted: no run to fit\n";
+      continue;
+    }
     const std::vector<int> folds = FoldsOf(group_of[key]);
     if (!o.leave_out.empty() && *std::max_element(folds.begin(), folds.end()) == 0) {
       std::cout << ", not fitted: all on one " << o.leave_out << ", which leaves --leave-out "

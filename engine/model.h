@@ -4,6 +4,8 @@
 #ifndef EPOCHCOST_ENGINE_MODEL_H_
 #define EPOCHCOST_ENGINE_MODEL_H_
 
+#include <cstdint>
+#include <map>
 #include <memory>
 #include <optional>
 #include <string>
@@ -39,6 +41,9 @@ struct ModelInfo {
   std::string description;
   std::string source;  // where the architecture comes from, and the count it must match
   TrainingDefaults training;
+  // The integer parameters the description declares, at the values the model was built with
+  // (docs/model-format.md; none for an imported ONNX or Keras model).
+  std::map<std::string, int64_t> parameters;
 };
 
 class Model {

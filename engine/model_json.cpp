@@ -256,6 +256,7 @@ Result<Model> ParseDocument(const Json& doc, const ModelParameters& overrides) {
   }
 
   ModelInfo info;
+  info.parameters = params;
   Reader top(doc, "model", params);
   EPOCHCOST_RETURN_IF_ERROR(top.String("name", &info.name));
   if (info.name.empty()) return top.Error("name", "is missing");

@@ -4,6 +4,8 @@
 #include <cmath>
 #include <cstdlib>
 #include <map>
+#include <regex>
+#include <sstream>
 
 #include "engine/csv.h"
 #include "engine/device_specs.h"
@@ -84,6 +86,27 @@ Result<int64_t> ParsePositiveCount(const std::string& text, const std::string& c
   return static_cast<int64_t>(*v);
 }
 
+// Column unstated: parameter names (a letter or '_', then letters, digits or '_') separated by
+// ';', each once; empty: none.
+Result<std::vector<std::string>> ParseUnstated(const std::string& text) {
+  static const std::regex kName("[A-Za-z_][A-Za-z0-9_]*");
+  std::vector<std::string> names;
+  if (text.empty()) return names;
+  std::stringstream in(text);
+  for (std::string name; std::getline(in, name, ';');) {
+    if (!std::regex_match(name, kName))
+      return Status::InvalidArgument("unstated '" + text +
+                                     "' is not a list of parameter names separated by ';'");
+    if (std::find(names.begin(), names.end(), name) != names.end())
+      return Status::InvalidArgument("unstated '" + text + "' names '" + name + "' twice");
+    names.push_back(name);
+  }
+  if (text.back() == ';')
+    return Status::InvalidArgument("unstated '" + text +
+                                   "' is not a list of parameter names separated by ';'");
+  return names;
+}
+
 Result<int64_t> ParseCount(const std::string& text, const std::string& column) {
   if (text.empty() || text == "0") return int64_t{0};
   return ParsePositiveCount(text, column);
@@ -136,7 +159,7 @@ Result<RunLog> ParseRunLog(std::string_view text, const std::string& origin, boo
                       "gpus", "val_samples", "first_epoch_seconds", "usd_per_hour",
                       "framework_version", "source", "faults_per_step", "allocator",
                       "input_ms_per_sample", "page_fault_us", "parallel_pass_us_before",
-                      "parallel_pass_us_after"});
+                      "parallel_pass_us_after", "unstated"});
   if (!col.ok()) return col.status();
   return ReadRuns(*t, origin, skip_bad, [&](const CsvRecord& r, RunRecord& run) -> Status {
     auto field = [&](const char* name) { return (*col)(r, name); };
@@ -230,6 +253,9 @@ Result<RunLog> ParseRunLog(std::string_view text, const std::string& origin, boo
                                        "' is not a number of milliseconds from 0 to 600000");
       run.input_ms_per_sample = *ms;
     }
+    Result<std::vector<std::string>> unstated = ParseUnstated(field("unstated"));
+    if (!unstated.ok()) return unstated.status();
+    run.unstated = *std::move(unstated);
     return Status::Ok();
   });
 }

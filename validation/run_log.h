@@ -68,6 +68,11 @@ struct RunRecord {
   // (column input_ms_per_sample: reading, decoding, augmenting, as `predict
   // --input-ms-per-sample` takes it); 0: none (synthetic or in-memory data).
   double input_ms_per_sample = 0;
+  // The model parameters the run's source leaves unstated (column unstated, names separated by
+  // ';', e.g. max_features: imdb_fasttext's bigram vocabulary, built at run time): the run is
+  // predicted with the model's defaults for them, so the network predicted is not the one that
+  // ran. `validate` reports it and says so; `calibrate` fits nothing to it (docs/run-logs.md).
+  std::vector<std::string> unstated;
   // The run log it was read from, as the command line named it ("@published-runs", a path):
   // its origin without the line.
   std::string log() const { return origin.substr(0, origin.rfind(':')); }

@@ -77,6 +77,11 @@ TEST(ZooParamsTest, FasttextVocabularyIsAParameter) {
   Result<Model> m = LoadZooModel("imdb_fasttext", {{"max_features", 1200000}});
   ASSERT_TRUE(m.ok());
   EXPECT_EQ(Analyze(*m, {.batch = 1})->total.params(), 1200000 * 50 + 51);
+  // The model keeps what it declares, at the values it was built with (a run log's unstated
+  // column names these).
+  EXPECT_EQ(m->info().parameters,
+            (std::map<std::string, int64_t>{{"max_features", 1200000}, {"maxlen", 400}}));
+  EXPECT_TRUE(LoadZooModel("mnist_mlp")->info().parameters.empty());
 }
 
 TEST(ZooParamsTest, PublishedForwardMacs) {

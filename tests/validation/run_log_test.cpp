@@ -172,6 +172,25 @@ TEST(RunLogTest, ParallelPassIsStatedBeforeAndAfterOrNotAtAll) {
             "f.csv:2: parallel_pass_us_before is empty where parallel_pass_us_after is given");
 }
 
+// unstated: the model parameters the run's source leaves open, names separated by ';', each once
+// (calibrate fits nothing to such a run).
+TEST(RunLogTest, UnstatedIsAListOfParameterNames) {
+  const std::string head = "model,target,batch,samples,seconds_per_epoch,framework,unstated\n";
+  const std::string run = "imdb_fasttext,local-cpu,32,25000,19.0,pytorch,";
+  Result<RunLog> log = ParseRunLog(
+      head + run + "max_features\n" + run + "max_features;maxlen\n" + run + "\n", "f.csv", false);
+  ASSERT_TRUE(log.ok()) << log.status().message();
+  ASSERT_EQ(log->runs.size(), 3u);
+  EXPECT_EQ(log->runs[0].unstated, std::vector<std::string>{"max_features"});
+  EXPECT_EQ(log->runs[1].unstated, (std::vector<std::string>{"max_features", "maxlen"}));
+  EXPECT_TRUE(log->runs[2].unstated.empty());
+  ExpectEachRefused(head + run, {"max_features;", ";maxlen", "a;;b", "1st", "max features"},
+                    "f.csv:2: unstated '");
+  Result<RunLog> twice = ParseRunLog(head + run + "maxlen;maxlen\n", "f.csv", false);
+  ASSERT_FALSE(twice.ok());
+  EXPECT_EQ(twice.status().message(), "f.csv:2: unstated 'maxlen;maxlen' names 'maxlen' twice");
+}
+
 // The allocator column: keeps or returns (empty: returns, glibc's malloc as it comes).
 TEST(RunLogTest, AllocatorKeepsOrReturns) {
   const std::string head = "model,target,batch,samples,seconds_per_epoch,framework,allocator\n";
