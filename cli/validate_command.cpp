@@ -152,6 +152,13 @@ std::string RepeatedTable(const validation::RepeatedRuns& x) {
 
 // A line for the runs whose sources leave a parameter of their model unstated
 // (RunRecord::unstated), or "": "9 runs of imdb_fasttext leave max_features unstated: ...".
+// "a, b, c" of the items, in their order.
+std::string CommaList(const std::set<std::string>& items) {
+  std::string out;
+  for (const std::string& i : items) out += (out.empty() ? "" : ", ") + i;
+  return out;
+}
+
 std::string UnstatedLine(const ValidationReport& r) {
   int runs = 0;
   std::set<std::string> models, names;
@@ -162,13 +169,8 @@ std::string UnstatedLine(const ValidationReport& r) {
     names.insert(x.run.unstated.begin(), x.run.unstated.end());
   }
   if (runs == 0) return "";
-  const auto list = [](const std::set<std::string>& items) {
-    std::string out;
-    for (const std::string& i : items) out += (out.empty() ? "" : ", ") + i;
-    return out;
-  };
-  return std::to_string(runs) + (runs == 1 ? " run of " : " runs of ") + list(models) +
-         (runs == 1 ? " leaves " : " leave ") + list(names) +
+  return std::to_string(runs) + (runs == 1 ? " run of " : " runs of ") + CommaList(models) +
+         (runs == 1 ? " leaves " : " leave ") + CommaList(names) +
          " unstated (run-log column unstated): predicted at the model's defaults, which are not "
          "the network that ran; calibrate fits nothing to them.\n";
 }
@@ -565,13 +567,10 @@ int Calibrate(const CalibrateOptions& o) {
               << (ptrs.size() == 1 ? " run" : " runs");
     if (kept[key] > 0)
       std::cout << " (" << kept[key] << " keeping their memory: no memory passes for them)";
-    if (left_out[key] > 0) {
-      std::string names;
-      for (const std::string& n : unstated_of[key]) names += (names.empty() ? "" : ", ") + n;
+    if (left_out[key] > 0)
       std::cout << " (" << left_out[key] << " more left out: "
-                << (left_out[key] == 1 ? "its source leaves " : "their sources leave ") << names
-                << " unstated)";
-    }
+                << (left_out[key] == 1 ? "its source leaves " : "their sources leave ")
+                << CommaList(unstated_of[key]) << " unstated)";
     if (ptrs.empty()) {
       std::cout << ", not fitted: no run to fit\n";
       continue;
