@@ -152,13 +152,6 @@ std::string RepeatedTable(const validation::RepeatedRuns& x) {
 
 // A line for the runs whose sources leave a parameter of their model unstated
 // (RunRecord::unstated), or "": "9 runs of imdb_fasttext leave max_features unstated: ...".
-// "a, b, c" of the items, in their order.
-std::string CommaList(const std::set<std::string>& items) {
-  std::string out;
-  for (const std::string& i : items) out += (out.empty() ? "" : ", ") + i;
-  return out;
-}
-
 std::string UnstatedLine(const ValidationReport& r) {
   int runs = 0;
   std::set<std::string> models, names;
@@ -169,8 +162,9 @@ std::string UnstatedLine(const ValidationReport& r) {
     names.insert(x.run.unstated.begin(), x.run.unstated.end());
   }
   if (runs == 0) return "";
-  return std::to_string(runs) + (runs == 1 ? " run of " : " runs of ") + CommaList(models) +
-         (runs == 1 ? " leaves " : " leave ") + CommaList(names) +
+  return std::to_string(runs) + (runs == 1 ? " run of " : " runs of ") +
+         CommaList({models.begin(), models.end()}) + (runs == 1 ? " leaves " : " leave ") +
+         CommaList({names.begin(), names.end()}) +
          " unstated (run-log column unstated): predicted at the model's defaults, which are not "
          "the network that ran; calibrate fits nothing to them.\n";
 }
@@ -570,7 +564,7 @@ int Calibrate(const CalibrateOptions& o) {
     if (left_out[key] > 0)
       std::cout << " (" << left_out[key] << " more left out: "
                 << (left_out[key] == 1 ? "its source leaves " : "their sources leave ")
-                << CommaList(unstated_of[key]) << " unstated)";
+                << CommaList({unstated_of[key].begin(), unstated_of[key].end()}) << " unstated)";
     if (ptrs.empty()) {
       std::cout << ", not fitted: no run to fit\n";
       continue;
